@@ -1,0 +1,26 @@
+"""A small numpy (float64) reverse-mode autodiff engine and the Chapter 24 fixtures.
+
+Public surface: `TensorValue` and `GraphRetention` (engine.tensor), the ops in
+engine.ops, the layers in engine.nn, `gradcheck` (engine.gradcheck), the fixtures
+(engine.fixtures), `render_report` (engine.report) and `render_trace` (engine.trace).
+Run ``python -m engine --help`` for the command line.
+"""
+
+from engine.errors import (
+    EngineError,
+    GradcheckError,
+    GradientError,
+    ResidualShapeError,
+    ShapeError,
+)
+from engine.tensor import GraphRetention, TensorValue
+
+__all__ = [
+    "EngineError",
+    "GradcheckError",
+    "GradientError",
+    "GraphRetention",
+    "ResidualShapeError",
+    "ShapeError",
+    "TensorValue",
+]

@@ -1,0 +1,66 @@
+"""Exception types raised by the engine.
+
+Contract: every error the engine raises on purpose derives from `EngineError`, and its
+message names the operation and states what was expected and what was received, so a
+one-line report on stderr is enough to find the mistake. Shapes are written the way the
+trace writes them: ``[2,2]``, ``[2]``, ``[]`` for a scalar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+Shape = tuple[int, ...]
+
+
+def format_shape(shape: Sequence[int]) -> str:
+    """Write a shape as ``[d0,d1,...]`` (``[]`` for a zero-dimensional value)."""
+    return "[" + ",".join(str(int(size)) for size in shape) + "]"
+
+
+class EngineError(Exception):
+    """Base class of every deliberate engine error."""
+
+
+class ShapeError(EngineError):
+    """An operation received operand shapes it cannot combine."""
+
+    def __init__(
+        self,
+        op: str,
+        left: Sequence[int],
+        right: Sequence[int] | None,
+        reason: str,
+        labels: tuple[str, str] = ("got", "and"),
+    ) -> None:
+        self.op = op
+        self.left: Shape = tuple(int(size) for size in left)
+        self.right: Shape | None = None if right is None else tuple(int(s) for s in right)
+        shapes = f"{labels[0]} {format_shape(self.left)}"
+        if self.right is not None:
+            shapes += f" {labels[1]} {format_shape(self.right)}"
+        super().__init__(f"{op}: {reason}: {shapes}")
+
+
+class ResidualShapeError(ShapeError):
+    """A residual merge whose identity and branch shapes differ (broadcasting is refused)."""
+
+    def __init__(self, identity: Sequence[int], branch: Sequence[int]) -> None:
+        super().__init__(
+            "residual_add",
+            identity,
+            branch,
+            "the branch must return the identity's exact shape (a residual merge never "
+            "broadcasts)",
+            labels=("identity", "vs branch"),
+        )
+        self.identity: Shape = self.left
+        self.branch: Shape = self.right if self.right is not None else ()
+
+
+class GradientError(EngineError):
+    """Backward was called in a way the tape cannot honour (seed shape, released graph...)."""
+
+
+class GradcheckError(EngineError):
+    """A numerical gradient check was misconfigured or found a mismatch."""

@@ -1,0 +1,283 @@
+"""Reverse-mode tape: `TensorValue`, `GraphRetention` and the backward walk.
+
+Contract:
+- A `TensorValue` holds a read-only float64 numpy value. Leaves are either parameters
+  (`TensorValue.parameter`, they collect gradients) or constants (they collect none).
+- Every op result keeps tape edges to its parents plus the backward closure written beside
+  its forward code (see `engine/ops.py`); the closure returns one gradient per parent.
+- `backward_with_seed(seed, retention)` walks the tape once, in an iterative topological
+  order (no recursion, so a chain of 10,000 ops is fine). Gradients always accumulate with
+  ``+=``: an input used twice receives both contributions.
+- Interior gradients are temporaries of one walk; only parameter leaves keep a gradient.
+  So a second walk over a retained graph adds the same contribution to the leaves again
+  and never double counts an interior node.
+- `GraphRetention.RELEASE` (the default) frees the tape after the walk; a later walk
+  through a released node raises `GradientError` before touching any gradient.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from engine.errors import GradientError, Shape, format_shape
+
+BackwardFn = Callable[[np.ndarray], tuple[np.ndarray | None, ...]]
+
+
+class GraphRetention(enum.Enum):
+    """What backward does with the tape once it has walked it."""
+
+    RELEASE = "release"
+    RETAIN = "retain"
+
+
+def as_float64(data: Any) -> np.ndarray:
+    """A fresh, read-only float64 copy of ``data`` (so the tape can never be mutated)."""
+    array = np.array(data, dtype=np.float64, copy=True)
+    array.flags.writeable = False
+    return array
+
+
+class TensorValue:
+    """A float64 value on the tape, with an optional accumulated gradient."""
+
+    __slots__ = (
+        "_backward", "_grad", "_op", "_parents", "_released", "_value", "name", "requires_grad"
+    )
+
+    def __init__(self, data: Any, *, name: str | None = None, requires_grad: bool = False):
+        self._value = as_float64(data)
+        self._grad: np.ndarray | None = None
+        self._parents: tuple[TensorValue, ...] = ()
+        self._backward: BackwardFn | None = None
+        self._op = "parameter" if requires_grad else "constant"
+        self._released = False
+        self.name = name
+        self.requires_grad = requires_grad
+
+    @classmethod
+    def parameter(cls, data: Any, name: str | None = None) -> TensorValue:
+        """A leaf that collects gradients."""
+        return cls(data, name=name, requires_grad=True)
+
+    @classmethod
+    def constant(cls, data: Any, name: str | None = None) -> TensorValue:
+        """A leaf that collects no gradient."""
+        return cls(data, name=name, requires_grad=False)
+
+    @classmethod
+    def from_op(
+        cls,
+        op: str,
+        value: np.ndarray,
+        parents: tuple[TensorValue, ...],
+        backward: BackwardFn,
+    ) -> TensorValue:
+        """An op result; it keeps tape edges only if some parent needs a gradient."""
+        result = cls(value)
+        result._op = op
+        if any(parent.requires_grad for parent in parents):
+            result.requires_grad = True
+            result._parents = parents
+            result._backward = backward
+        return result
+
+    # -- inspection -------------------------------------------------------------------
+
+    @property
+    def shape(self) -> Shape:
+        return tuple(self._value.shape)
+
+    @property
+    def value(self) -> np.ndarray:
+        """The value itself (read-only); use `value_snapshot` for a private copy."""
+        return self._value
+
+    @property
+    def op(self) -> str:
+        return self._op
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._backward is None and not self._released
+
+    def value_snapshot(self) -> np.ndarray:
+        return self._value.copy()
+
+    def gradient(self) -> np.ndarray | None:
+        """The accumulated gradient as a read-only view, or None if none arrived yet."""
+        if self._grad is None:
+            return None
+        view = self._grad.view()
+        view.flags.writeable = False
+        return view
+
+    def gradient_snapshot(self) -> np.ndarray | None:
+        return None if self._grad is None else self._grad.copy()
+
+    def zero_grad(self) -> None:
+        self._grad = None
+
+    def parameters(self) -> list[TensorValue]:
+        """Parameter leaves reachable from this value, in a deterministic order."""
+        return [node for node in _topological_order(self) if node.is_leaf and node.requires_grad]
+
+    def __repr__(self) -> str:
+        label = f" name={self.name!r}" if self.name else ""
+        return f"TensorValue(op={self._op}{label} shape={format_shape(self.shape)})"
+
+    # -- operators (implemented in engine/ops.py) ---------------------------------------
+
+    def add(self, other: Any) -> TensorValue:
+        return ops.add(self, other)
+
+    def sub(self, other: Any) -> TensorValue:
+        return ops.sub(self, other)
+
+    def mul(self, other: Any) -> TensorValue:
+        return ops.mul(self, other)
+
+    def matmul(self, other: Any) -> TensorValue:
+        return ops.matmul(self, other)
+
+    def scale(self, factor: float) -> TensorValue:
+        return ops.scale(self, factor)
+
+    def neg(self) -> TensorValue:
+        return ops.neg(self)
+
+    def sum_axis(self, axis: int, keepdims: bool = False) -> TensorValue:
+        return ops.sum_axis(self, axis, keepdims)
+
+    def mean(self, axis: int | None = None, keepdims: bool = False) -> TensorValue:
+        return ops.mean(self, axis, keepdims)
+
+    def __add__(self, other: Any) -> TensorValue:
+        return ops.add(self, other)
+
+    def __radd__(self, other: Any) -> TensorValue:
+        return ops.add(other, self)
+
+    def __sub__(self, other: Any) -> TensorValue:
+        return ops.sub(self, other)
+
+    def __rsub__(self, other: Any) -> TensorValue:
+        return ops.sub(other, self)
+
+    def __mul__(self, other: Any) -> TensorValue:
+        return ops.mul(self, other)
+
+    def __rmul__(self, other: Any) -> TensorValue:
+        return ops.mul(other, self)
+
+    def __matmul__(self, other: Any) -> TensorValue:
+        return ops.matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> TensorValue:
+        return ops.matmul(other, self)
+
+    def __neg__(self) -> TensorValue:
+        return ops.neg(self)
+
+    # -- backward ---------------------------------------------------------------------
+
+    def backward(self, retention: GraphRetention = GraphRetention.RELEASE) -> None:
+        """Backward from a one-element output, seeded with 1."""
+        if self._value.size != 1:
+            raise GradientError(
+                f"backward(): needs a one-element output, got shape {format_shape(self.shape)}; "
+                "use backward_with_seed(seed) for other shapes"
+            )
+        self.backward_with_seed(np.ones(self.shape), retention)
+
+    def backward_with_seed(
+        self, seed: Any, retention: GraphRetention = GraphRetention.RELEASE
+    ) -> None:
+        """Push ``seed`` (the upstream gradient, same shape as self) back to the leaves."""
+        backward_walk(self, seed, retention)
+
+    def _release(self) -> None:
+        if not self.is_leaf:
+            self._parents, self._backward, self._released = (), None, True
+
+
+# --8<-- [start:backward]
+def backward_walk(root: TensorValue, seed: Any, retention: GraphRetention) -> None:
+    """Reverse mode: hand every node's gradient to its parents, children before parents."""
+    seed = np.asarray(seed, dtype=np.float64)
+    if seed.shape != root.shape:
+        raise GradientError(
+            "backward_with_seed: seed shape must equal the output shape: "
+            f"expected {format_shape(root.shape)} got {format_shape(seed.shape)}"
+        )
+    if not root.requires_grad:
+        raise GradientError("backward: this value does not depend on any parameter")
+    order = _topological_order(root)  # parents before children
+    pending: dict[int, np.ndarray] = {id(root): seed.copy()}
+    for node in reversed(order):
+        upstream = pending.pop(id(node), None)  # interior gradients live for one walk
+        if upstream is None:
+            continue
+        if node.is_leaf:
+            if node._grad is None:
+                node._grad = np.zeros(node.shape)
+            node._grad += upstream  # accumulate across edges and across walks
+            continue
+        for parent, grad in zip(node._parents, node._backward(upstream), strict=True):
+            if grad is not None and parent.requires_grad:
+                _accumulate(pending, node, parent, grad)
+    if retention is GraphRetention.RELEASE:
+        for node in order:
+            node._release()
+
+
+def _accumulate(
+    pending: dict[int, np.ndarray], child: TensorValue, parent: TensorValue, grad: np.ndarray
+) -> None:
+    """Add one edge's gradient to the parent's running total for this walk."""
+    if np.shape(grad) != parent.shape:
+        raise GradientError(
+            f"{child.op} backward: gradient shape must equal its input's shape: "
+            f"expected {format_shape(parent.shape)} got {format_shape(np.shape(grad))}"
+        )
+    if id(parent) in pending:
+        pending[id(parent)] += grad  # a second edge into the same node adds, never replaces
+    else:
+        pending[id(parent)] = np.array(grad, dtype=np.float64, copy=True)
+# --8<-- [end:backward]
+
+
+def _walk_parents(node: TensorValue) -> Iterator[TensorValue]:
+    if node._released:
+        raise GradientError(
+            f"backward: the graph behind this {node.op} result was released by an earlier "
+            "backward (GraphRetention.RELEASE); pass GraphRetention.RETAIN to the first "
+            "backward to walk it again"
+        )
+    return (parent for parent in node._parents if parent.requires_grad)
+
+
+def _topological_order(root: TensorValue) -> list[TensorValue]:
+    """Nodes that need a gradient, every parent before its children (explicit stack)."""
+    order: list[TensorValue] = []
+    seen: set[int] = {id(root)}
+    stack: list[tuple[TensorValue, Iterator[TensorValue]]] = [(root, _walk_parents(root))]
+    while stack:
+        node, parents = stack[-1]
+        for parent in parents:
+            if id(parent) not in seen:
+                seen.add(id(parent))
+                stack.append((parent, _walk_parents(parent)))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    return order
+
+
+# Imported last: ops builds TensorValue results, and the operators above delegate to it.
+from engine import ops  # noqa: E402

@@ -1,0 +1,130 @@
+"""Tests for engine/ops.py: every op's gradient against central differences, shape errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from opcheck import check_op, sample
+
+from engine import ops
+from engine.errors import ShapeError
+from engine.ops import unbroadcast
+from engine.tensor import TensorValue
+
+BROADCAST_PAIRS = [
+    ((2, 3), (2, 3)),
+    ((2, 3), (3,)),
+    ((2, 3), (2, 1)),
+    ((3,), (1,)),
+    ((1,), (3,)),
+    ((), (2, 3)),
+    ((2, 3), ()),
+    ((1, 1), (3,)),
+    ((4, 1, 3), (2, 1)),
+]
+
+
+@pytest.mark.parametrize(("left", "right"), BROADCAST_PAIRS)
+@pytest.mark.parametrize("op", [ops.add, ops.sub, ops.mul])
+def test_broadcasting_ops_match_central_differences(op, left, right):
+    check_op(op, sample(*left, seed=1), sample(*right, seed=2))
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [((3,), (3, 4)), ((2, 3), (3, 4)), ((5, 2, 3), (3, 4)), ((2, 5, 2, 3), (3, 1))],
+)
+def test_matmul_matches_central_differences(left, right):
+    check_op(ops.matmul, sample(*left, seed=3), sample(*right, seed=4))
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_sum_axis_matches_central_differences(axis, keepdims):
+    check_op(lambda a: ops.sum_axis(a, axis, keepdims), sample(2, 3, 4, seed=5))
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_mean_matches_central_differences(axis, keepdims):
+    check_op(lambda a: ops.mean(a, axis, keepdims), sample(2, 3, seed=6))
+
+
+@pytest.mark.parametrize(
+    "fn", [ops.neg, lambda a: ops.scale(a, -0.25), lambda a: a * 3, lambda a: 0.5 * a]
+)
+def test_unary_ops_match_central_differences(fn):
+    check_op(fn, sample(2, 3, seed=7))
+
+
+def test_operators_build_the_same_graph_as_the_functions():
+    a = TensorValue.parameter([[1.0, 2.0], [3.0, 4.0]])
+    b = TensorValue.parameter([0.5, -1.0])
+    out = ((a + b) * a - b) @ a
+    expected = ((a.value + b.value) * a.value - b.value) @ a.value
+    np.testing.assert_array_equal(out.value, expected)
+    np.testing.assert_array_equal((-a).value, -a.value)
+    check_op(lambda x, y: ((x + y) * x - y) @ x, a.value, b.value)
+
+
+def test_numbers_on_either_side_become_constants_or_scales():
+    x = TensorValue.parameter([1.0, -2.0])
+    assert (x * 2).op == "scale"
+    assert (2 * x).op == "scale"
+    (1.0 - x + 3.0).sum_axis(0).backward()
+    np.testing.assert_array_equal(x.gradient(), [-1.0, -1.0])
+
+
+def test_unbroadcast_sums_prepended_and_stretched_axes():
+    grad = np.arange(24.0).reshape(4, 2, 3)
+    np.testing.assert_array_equal(unbroadcast(grad, (2, 3)), grad.sum(axis=0))
+    np.testing.assert_array_equal(unbroadcast(grad, (2, 1)), grad.sum(axis=(0, 2))[:, None])
+    np.testing.assert_array_equal(unbroadcast(grad, ()), grad.sum())
+    assert unbroadcast(grad, (4, 2, 3)) is grad
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (ops.add, "add: shapes do not broadcast: got [2,3] and [4]"),
+        (ops.sub, "sub: shapes do not broadcast: got [2,3] and [4]"),
+        (ops.mul, "mul: shapes do not broadcast: got [2,3] and [4]"),
+    ],
+)
+def test_broadcast_shape_errors_name_op_and_both_shapes(fn, message):
+    with pytest.raises(ShapeError) as caught:
+        fn(TensorValue.parameter(np.ones((2, 3))), TensorValue.parameter(np.ones(4)))
+    assert str(caught.value) == message
+    assert (caught.value.op, caught.value.left, caught.value.right) == (fn.__name__, (2, 3), (4,))
+
+
+def test_matmul_shape_errors():
+    with pytest.raises(ShapeError) as caught:
+        TensorValue.constant(np.ones((2, 3))) @ TensorValue.constant(np.ones((4, 5)))
+    assert str(caught.value) == "matmul: inner sizes differ (3 vs 4): got [2,3] and [4,5]"
+    with pytest.raises(ShapeError) as caught:
+        TensorValue.constant(np.ones((2, 3))) @ TensorValue.constant(np.ones((2, 3, 4)))
+    assert str(caught.value) == "matmul: expected [..., k] @ [k, m]: got [2,3] and [2,3,4]"
+    with pytest.raises(ShapeError, match=r"^matmul: expected \[\.\.\., k\] @ \[k, m\]: got \[\]"):
+        TensorValue.constant(1.0) @ TensorValue.constant(np.ones((1, 1)))
+
+
+def test_axis_errors():
+    x = TensorValue.constant(np.ones((2, 3)))
+    with pytest.raises(ShapeError) as caught:
+        x.sum_axis(2)
+    assert str(caught.value) == "sum_axis: axis 2 is out of range: got [2,3]"
+    with pytest.raises(ShapeError, match=r"^mean: axis -3 is out of range: got \[2,3\]$"):
+        x.mean(-3)
+    with pytest.raises(ShapeError, match=r"^mean: needs at least one element: got \[0\]$"):
+        TensorValue.constant(np.ones(0)).mean()
+    with pytest.raises(TypeError, match="axis must be an int"):
+        x.sum_axis(1.0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="factor must be a real number"):
+        x.scale(np.ones(2))  # type: ignore[arg-type]
+
+
+def test_constant_operands_record_no_tape():
+    out = TensorValue.constant([1.0, 2.0]) + TensorValue.constant([3.0, 4.0])
+    assert not out.requires_grad
+    assert out.is_leaf

@@ -1,0 +1,168 @@
+"""Tests for engine/tensor.py: leaves, snapshots, accumulation, retention, misuse errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.errors import GradientError
+from engine.tensor import GraphRetention, TensorValue
+
+RELEASED = (
+    "backward: the graph behind this {op} result was released by an earlier backward "
+    "(GraphRetention.RELEASE); pass GraphRetention.RETAIN to the first backward to walk it again"
+)
+
+
+def test_values_are_float64_read_only_copies():
+    source = np.array([1, 2])
+    x = TensorValue.parameter(source, name="x")
+    source[0] = 99
+    assert x.value.dtype == np.float64
+    assert x.value.tolist() == [1.0, 2.0]
+    assert x.shape == (2,) and x.name == "x"
+    with pytest.raises(ValueError, match="read-only"):
+        x.value[0] = 5.0
+    snapshot = x.value_snapshot()
+    snapshot[0] = 7.0
+    assert x.value.tolist() == [1.0, 2.0]
+
+
+def test_parameters_collect_gradients_and_constants_do_not():
+    w = TensorValue.parameter([3.0, 4.0])
+    c = TensorValue.constant([5.0, 6.0])
+    assert w.gradient() is None and w.gradient_snapshot() is None
+    (w * c).sum_axis(0).backward()
+    assert w.gradient().tolist() == [5.0, 6.0]
+    assert c.gradient() is None
+    snapshot = w.gradient_snapshot()
+    snapshot[0] = 0.0
+    assert w.gradient().tolist() == [5.0, 6.0]
+    with pytest.raises(ValueError, match="read-only"):
+        w.gradient()[0] = 1.0
+    w.zero_grad()
+    assert w.gradient() is None
+
+
+def test_interior_nodes_keep_no_gradient():
+    x = TensorValue.parameter([1.0, 2.0])
+    hidden = x * x
+    hidden.sum_axis(0).backward()
+    assert hidden.gradient() is None
+    assert x.gradient().tolist() == [2.0, 4.0]
+
+
+def test_same_leaf_on_both_operands_gets_both_contributions():
+    x = TensorValue.parameter([1.0, -2.0])
+    x.add(x).backward_with_seed([1.0, 3.0])
+    assert x.gradient().tolist() == [2.0, 6.0]
+
+
+def test_diamond_adds_both_branch_contributions():
+    x = TensorValue.parameter([1.5, -2.0])
+    left, right = x * 3.0, x * x
+    top = left + right  # d/dx = 3 + 2x
+    top.backward_with_seed([1.0, 1.0])
+    assert x.gradient().tolist() == [3.0 + 2 * 1.5, 3.0 + 2 * -2.0]
+
+
+def test_shared_interior_node_is_walked_once():
+    x = TensorValue.parameter([2.0])
+    shared = x * 5.0
+    (shared + shared * shared).sum_axis(0).backward()  # d/dx = 5 + 2·(5x)·5
+    assert x.gradient().tolist() == [5.0 + 2 * 10.0 * 5.0]
+
+
+def test_retained_graph_adds_the_same_leaf_contribution_again():
+    x = TensorValue.parameter([1.0, 2.0])
+    w = TensorValue.parameter([[1.0, -1.0], [0.5, 2.0]])
+    hidden = x @ w
+    out = hidden + hidden * hidden
+    out.backward_with_seed([1.0, 1.0], GraphRetention.RETAIN)
+    first_x, first_w = x.gradient_snapshot(), w.gradient_snapshot()
+    out.backward_with_seed([1.0, 1.0], GraphRetention.RETAIN)
+    np.testing.assert_array_equal(x.gradient(), 2 * first_x)
+    np.testing.assert_array_equal(w.gradient(), 2 * first_w)
+    assert hidden.gradient() is None  # the interior never stored (so never doubled) a total
+
+
+def test_release_is_the_default_and_a_second_backward_fails_clearly():
+    x = TensorValue.parameter([1.0, 2.0])
+    out = (x * x).sum_axis(0)
+    out.backward()
+    with pytest.raises(GradientError) as caught:
+        out.backward()
+    assert str(caught.value) == RELEASED.format(op="sum_axis")
+    assert x.gradient().tolist() == [2.0, 4.0]  # the failed walk added nothing
+
+
+def test_released_interior_node_blocks_a_walk_from_another_output():
+    x = TensorValue.parameter([1.0])
+    hidden = x * x
+    hidden.backward_with_seed([1.0], GraphRetention.RELEASE)
+    later = hidden + x
+    with pytest.raises(GradientError, match=r"this mul result was released"):
+        later.backward_with_seed([1.0])
+    assert x.gradient().tolist() == [2.0]
+
+
+def test_seed_shape_must_match_exactly():
+    out = TensorValue.parameter([1.0, 2.0]) * 2.0
+    with pytest.raises(GradientError) as caught:
+        out.backward_with_seed([1.0, 1.0, 1.0])
+    assert str(caught.value) == (
+        "backward_with_seed: seed shape must equal the output shape: expected [2] got [3]"
+    )
+    with pytest.raises(GradientError, match=r"expected \[2\] got \[1,2\]$"):
+        out.backward_with_seed([[1.0, 1.0]])  # broadcastable is still wrong
+
+
+def test_backward_needs_a_one_element_output():
+    out = TensorValue.parameter([1.0, 2.0]) * 2.0
+    with pytest.raises(GradientError) as caught:
+        out.backward()
+    assert str(caught.value) == (
+        "backward(): needs a one-element output, got shape [2]; "
+        "use backward_with_seed(seed) for other shapes"
+    )
+    x = TensorValue.parameter([[3.0]])
+    (x * x).backward()  # shape [1,1] has one element
+    assert x.gradient().tolist() == [[6.0]]
+
+
+def test_backward_from_a_constant_is_an_error():
+    with pytest.raises(GradientError, match="does not depend on any parameter"):
+        (TensorValue.constant([1.0]) * 2.0).backward()
+
+
+def test_a_wrongly_shaped_op_gradient_is_reported():
+    x = TensorValue.parameter([1.0, 2.0])
+    bad = TensorValue.from_op("broken", x.value, (x,), lambda grad: (grad.sum(),))
+    with pytest.raises(GradientError) as caught:
+        bad.backward_with_seed([1.0, 1.0])
+    assert str(caught.value) == (
+        "broken backward: gradient shape must equal its input's shape: expected [2] got []"
+    )
+
+
+@pytest.mark.parametrize("retention", list(GraphRetention))
+def test_ten_thousand_op_chain_needs_no_recursion(retention):
+    x = TensorValue.parameter([1.0])
+    out = x
+    for _ in range(10_000):
+        out = out + 1.0
+    out.backward_with_seed([1.0], retention)
+    assert x.gradient().tolist() == [1.0]
+    assert out.value.tolist() == [10_001.0]
+
+
+def test_parameters_lists_reachable_leaves_once():
+    x = TensorValue.parameter([1.0], name="x")
+    w = TensorValue.parameter([2.0], name="w")
+    out = x * w + x + TensorValue.constant([1.0])
+    assert [p.name for p in out.parameters()] == ["x", "w"]
+    assert "name='x'" in repr(x)
+
+
+def test_a_constant_has_no_parameters():
+    assert TensorValue.constant([1.0]).parameters() == []
