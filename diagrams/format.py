@@ -1,0 +1,98 @@
+"""Display formatting: the ONLY place the site turns traced values into text.
+
+Contract (/work/plan/CONTRACTS.md):
+- ``format_value(value, fmt)``: ``"exact"`` (shortest decimal, no exponent, integral floats
+  without ".0": 2.0 → "2", -2.25 → "−2.25", 2e-06 → "0.000002") or ``"fixed6"``
+  (``f"{x:.6f}"``); minus is U+2212; vectors and shapes "[2, −1]"; ints "4"; bools
+  "true"/"false"; names as-is; names lists "a, b".
+- ``traced(trace, path, fmt)``: the HTML span that carries a value's provenance.
+- ``number_tokens(text)``: the one definition of "a number in text" (used by the audit).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+from markupsafe import Markup, escape
+
+from diagrams.errors import RenderError
+from diagrams.trace_schema import Trace
+from diagrams.trace_values import trace_repr
+
+FORMATS = ("exact", "fixed6")
+MINUS = "\u2212"
+
+# A number not glued to a word: "float64", "v1", "UTF-8", "h2" and "stack.0.branch" hold none.
+# The look-behind covers the sign too, so "UTF-8" yields neither "-8" nor "8"; the look-aheads
+# stop "2.25x" or "1.2.3" from yielding a shorter number by backtracking.
+NUMBER_RE = re.compile(
+    r"(?<![\w.\-\u2212])[-\u2212]?[0-9]+(?:\.[0-9]+)?(?:[eE][-+\u2212]?[0-9]+)?"
+    r"(?![\w])(?!\.[0-9A-Za-z_])"
+)
+
+# Characters Markdown, arithmatex, attr_list or emoji could act on if a hostile name sits in a
+# page that is still Markdown; as character references they are inert but read the same. Applied
+# after HTML escaping, so the set must not hold "&", "#", ";" or the letters and digits that
+# escaping's own references are made of.
+_INERT = {ord(c): f"&#{ord(c)};" for c in "*_`\\[]{}$~|!:^"}
+
+
+def format_value(value: Any, fmt: str = "exact") -> str:
+    """The text a reader sees for a traced value."""
+    if fmt not in FORMATS:
+        raise RenderError("<format>", None,
+                          f"unknown display format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value).replace("-", MINUS)
+    if isinstance(value, float):
+        return _format_float(value, fmt)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, tuple):
+        if value and all(isinstance(item, str) for item in value):
+            return ", ".join(value)
+        return "[" + ", ".join(format_value(item, fmt) for item in value) + "]"
+    raise TypeError(f"cannot format a {type(value).__name__} traced value")
+
+
+def _format_float(value: float, fmt: str) -> str:
+    if fmt == "fixed6":
+        text = f"{value:.6f}"
+    else:
+        text = np.format_float_positional(value, unique=True, trim="-")
+    return text.replace("-", MINUS)
+
+
+def traced(trace: Trace, path: str, fmt: str = "exact") -> Markup:
+    """``<span class="tv" data-trace=PATH data-format=FMT title="PATH = EXACT">DISPLAY</span>``.
+
+    EXACT is the value as the trace stores it, so hovering shows what fixed6 rounds away.
+    Raises TracePathError for an unknown path and RenderError for an unknown format.
+    """
+    value = trace.resolve(path)
+    display, exact = escape(format_value(value, fmt)), escape(trace_repr(value))
+    if _is_name(value):
+        display, exact = _inert(display), _inert(exact)
+    return Markup(
+        '<span class="tv" data-trace="{path}" data-format="{fmt}" title="{path} = {exact}">'
+        "{display}</span>"
+    ).format(path=path, fmt=fmt, exact=exact, display=display)
+
+
+def _inert(markup: Markup) -> Markup:
+    return Markup(str(markup).translate(_INERT))
+
+
+def _is_name(value: Any) -> bool:
+    return isinstance(value, str) or (
+        isinstance(value, tuple) and bool(value) and isinstance(value[0], str)
+    )
+
+
+def number_tokens(text: str) -> list[str]:
+    """Every number in ``text`` as written ("0.42", "−2.25", "24", "1e-06"), in order."""
+    return NUMBER_RE.findall(text)

@@ -1,0 +1,110 @@
+"""HTML tables of traced values, rendered from Jinja templates in diagrams/templates/.
+
+Contract: ``render_table(name, trace) -> Markup`` for the names in ``TABLES`` ("stack",
+"gradient-split", "zero-branch", "scaled"). Python decides which value paths fill which cell;
+templates only place them — no arithmetic and no formatting in a template. Every number in a
+cell is ``tv(path, fmt)``, i.e. ``diagrams.format.traced`` (the exact value on hover, the path in
+``data-trace``). Autoescape and StrictUndefined are on, so a hostile name cannot inject HTML
+and a misspelled variable fails. Output has no blank or indented lines, so it can sit in a
+Markdown page as one raw-HTML block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError
+from markupsafe import Markup
+
+from diagrams.errors import RenderError
+from diagrams.format import traced
+from diagrams.trace_schema import Trace
+from diagrams.trace_values import trace_repr
+
+TEMPLATES = Path(__file__).parent / "templates"
+SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+@lru_cache(maxsize=1)
+def environment() -> Environment:
+    """The tables' Jinja environment: autoescaped, strict about undefined names."""
+    return Environment(
+        loader=FileSystemLoader(str(TEMPLATES)),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _stack(trace: Trace) -> dict[str, Any]:
+    rows = []
+    for record in trace.stack:
+        key = f"STACK[{trace_repr(record.depth)}]"
+        rows.append({"depth": f"{key}.depth", "plain": f"{key}.plain",
+                     "residual": f"{key}.residual"})
+    return {"rows": rows,
+            "gradient": {"plain": "STACK-GRADIENT.plain", "residual": "STACK-GRADIENT.residual"}}
+
+
+def _gradient_split(trace: Trace) -> dict[str, Any]:
+    # Row labels are x̄ with a 1-based subscript: an index, not a traced value, and written with
+    # subscript digits so it is not mistaken for one.
+    rows = [
+        {"label": "x̄" + str(i + 1).translate(SUBSCRIPTS),
+         "identity": f"BACKWARD.identity[{i}]", "branch": f"BACKWARD.branch[{i}]",
+         "total": f"BACKWARD.input[{i}]"}
+        for i in range(len(trace.backward.input))
+    ]
+    return {"rows": rows}
+
+
+def _zero_branch(trace: Trace) -> dict[str, Any]:
+    rows = [
+        {"label": "Output y", "path": "ZERO-BRANCH.output", "format": "fixed6"},
+        {"label": "Input gradient x̄", "path": "ZERO-BRANCH.input-gradient", "format": "fixed6"},
+        {"label": "Weight gradient W̄", "path": "ZERO-BRANCH.weight-gradient", "format": "fixed6"},
+        {"label": "Weight gradient is nonzero", "path": "ZERO-BRANCH.weight-gradient-nonzero",
+         "format": "exact"},
+    ]
+    return {"name": "ZERO-BRANCH.name", "rows": rows}
+
+
+def _scaled(trace: Trace) -> dict[str, Any]:
+    rows = []
+    for record in trace.scaled:
+        key = f"SCALED[{trace_repr(record.alpha)}]"
+        rows.append({"alpha": f"{key}.alpha", "output": f"{key}.output"})
+    return {"rows": rows}
+
+
+TABLES: dict[str, tuple[str, Callable[[Trace], dict[str, Any]]]] = {
+    "stack": ("stack.html.j2", _stack),
+    "gradient-split": ("gradient-split.html.j2", _gradient_split),
+    "zero-branch": ("zero-branch.html.j2", _zero_branch),
+    "scaled": ("scaled.html.j2", _scaled),
+}
+
+
+def render_table(name: str, trace: Trace) -> Markup:
+    """The HTML of table ``name`` filled from ``trace``.
+
+    Raises RenderError for an unknown table or a template error, TracePathError (from ``tv``)
+    for a path the trace lacks.
+    """
+    if name not in TABLES:
+        raise RenderError(f"<table {name}>", None,
+                          f"unknown table {name!r}; known: {', '.join(TABLES)}")
+    file, context = TABLES[name]
+    where = f"diagrams/templates/{file}"
+    try:
+        template = environment().get_template(file)
+        html = template.render(tv=lambda path, fmt="exact": traced(trace, path, fmt),
+                               **context(trace))
+    except TemplateError as err:
+        raise RenderError(where, getattr(err, "lineno", None), str(err)) from None
+    lines = [line.strip() for line in html.splitlines()]
+    return Markup("\n".join(line for line in lines if line) + "\n")

@@ -1,0 +1,179 @@
+"""Tests of diagrams.dot: golden DOT texts, line styles that carry meaning, explicit ids,
+escaped names, and labels whose every number is a traced value.
+
+Regenerate the goldens after an intended change with: UPDATE_GOLDEN=1 pytest tests/test_dot.py
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from diagrams import dot
+from diagrams.format import format_value, number_tokens
+from diagrams.trace import Trace, parse_trace
+from diagrams.trace_paths import all_paths
+
+GOLDEN_DIR = Path(__file__).parent / "golden" / "dot"
+DIAGRAMS: dict[str, Callable[[Trace], str]] = {
+    "forward": dot.forward_dot,
+    "backward": dot.backward_dot,
+    "checks": dot.checks_dot,
+    "stack": dot.stack_dot,
+}
+STATEMENT_RE = re.compile(r"^\s*(\w+)(?: -> (\w+))? \[(.*)\];$")
+
+
+def statements(text: str) -> list[tuple[str, str | None, str]]:
+    """(tail, head or None, attribute text) of every node and edge statement."""
+    found = []
+    for line in text.splitlines():
+        match = STATEMENT_RE.match(line)
+        if match and match.group(1) not in ("graph", "node", "edge"):
+            found.append((match.group(1), match.group(2), match.group(3)))
+    return found
+
+
+def attr(attrs: str, name: str) -> str | None:
+    match = re.search(rf'(?<![\w-]){name}="([^"]*)"', attrs)
+    return match.group(1) if match else None
+
+
+def label_texts(text: str) -> list[str]:
+    """The text between tags of every HTML-like label (what a reader sees); labels are one
+    line each, so the search stays inside the line after ``label=<``."""
+    found = []
+    for line in text.splitlines():
+        if "label=<" in line:
+            label = line.split("label=<", 1)[1]
+            found += [t for t in re.findall(r">([^<>]+)<", label) if t.strip()]
+    return found
+
+
+@pytest.mark.parametrize("name", DIAGRAMS)
+def test_matches_golden(trace: Trace, name: str) -> None:
+    got = DIAGRAMS[name](trace)
+    golden = GOLDEN_DIR / f"{name}.dot"
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(got, encoding="utf-8")
+    want = golden.read_text(encoding="utf-8")
+    if got != want:
+        diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True),
+                                            str(golden), f"{name}_dot(trace)"))
+        pytest.fail(f"DOT differs from the golden (UPDATE_GOLDEN=1 to accept):\n{diff}")
+
+
+@pytest.mark.parametrize("name", DIAGRAMS)
+def test_deterministic(trace: Trace, name: str) -> None:
+    assert DIAGRAMS[name](trace) == DIAGRAMS[name](trace)
+
+
+@pytest.mark.parametrize("name", DIAGRAMS)
+def test_every_statement_has_a_unique_explicit_id_and_class(trace: Trace, name: str) -> None:
+    text = DIAGRAMS[name](trace)
+    ids = [attr(attrs, "id") for _, _, attrs in statements(text)]
+    assert ids and None not in ids
+    assert len(ids) == len(set(ids))
+    for _, _, attrs in statements(text):
+        assert attr(attrs, "class") or attr(attrs, "style") == "invis"
+    assert 'graph [id="graph"' in text
+
+
+@pytest.mark.parametrize("name", DIAGRAMS)
+def test_meaning_is_in_line_style_not_colour(trace: Trace, name: str) -> None:
+    text = DIAGRAMS[name](trace)
+    assert not re.search(r"(?<!bg)color=", text)  # no colours at all; svg.py themes them
+    assert 'bgcolor="transparent"' in text
+    for phrase in ("solid line: identity path", "dashed line: learned branch",
+                   "double border: merge"):
+        assert phrase in text
+    for _, head, attrs in statements(text):
+        if head is None:
+            continue
+        cls = attr(attrs, "class")
+        if cls == "identity":
+            assert attr(attrs, "style") == "solid"
+        if cls == "learned":
+            assert attr(attrs, "style") == "dashed"
+
+
+def test_forward_split_and_merge(trace: Trace) -> None:
+    text = dot.forward_dot(trace)
+    edges = {(tail, head): attr(attrs, "class") for tail, head, attrs in statements(text) if head}
+    assert edges[("source", "identity")] == edges[("identity", "add")] == "identity"
+    assert edges[("source", "branch")] == edges[("branch", "add")] == "learned"
+    assert edges[("add", "result")] == "merge"
+    add = next(attrs for tail, head, attrs in statements(text) if tail == "add" and not head)
+    assert attr(add, "peripheries") == "2"
+    for line in ("x = [2.000000, −1.000000]", "F(x) = [−1.000000, −2.250000]",
+                 "y = [1.000000, −3.250000]"):
+        assert line in text
+    assert 'rankdir="LR"' in text
+
+
+def test_backward_labels(trace: Trace) -> None:
+    text = dot.backward_dot(trace)
+    for line in ("ȳ = [1.000000, 1.000000]", "J_F(x)ᵀȳ = [−0.500000, 2.250000]",
+                 "x̄ = [0.500000, 3.250000]"):
+        assert line in text
+
+
+def test_checks_panel_labels(trace: Trace) -> None:
+    text = dot.checks_dot(trace)
+    for line in ("residual.branch.weight", "W̄ = [2.000000, 2.000000, −1.000000, −1.000000]",
+                 "y = x = [2.000000, −1.000000]", "x̄ = ȳ = [1.000000, 1.000000]",
+                 "W̄ nonzero = true", "identity [2, 2] vs branch [2]",
+                 "broadcastable = true", "rejected = true", "input checks = 2",
+                 "weight checks = 4", "tolerance τ = 0.000002", "passed = true",
+                 "identity = exact", "gradient = added", "parameters = branch-owned",
+                 "broadcast = forbidden"):
+        assert line in text, line
+
+
+def test_stack_has_both_columns_at_every_depth(trace: Trace) -> None:
+    text = dot.stack_dot(trace)
+    assert "cluster_plain" in text and "cluster_residual" in text
+    assert "[0.007812, −0.003906]" in text and "[0.632812, −0.316406]" in text
+    assert "x̄ = [0.003906, 0.003906]" in text and "x̄ = [0.316406, 0.316406]" in text
+    merged = [tail for tail, head, attrs in statements(text)
+              if not head and attr(attrs, "peripheries") == "2"]
+    assert merged == ["residual_1", "residual_2", "residual_3", "residual_4"]
+
+
+def test_stack_depths_come_from_the_trace(trace_text: str) -> None:
+    text = trace_text.replace("layers=4", "layers=3")
+    text = "\n".join(line for line in text.split("\n") if not line.startswith("STACK depth=4"))
+    shallow = dot.stack_dot(parse_trace(text))
+    assert "depth 3" in shallow and "depth 4" not in shallow
+
+
+@pytest.mark.parametrize("name", DIAGRAMS)
+def test_every_number_in_a_label_is_a_traced_value(trace: Trace, name: str) -> None:
+    allowed = {
+        token
+        for path in all_paths(trace)
+        for fmt in ("exact", "fixed6")
+        for token in number_tokens(format_value(trace.resolve(path), fmt))
+    }
+    texts = label_texts(DIAGRAMS[name](trace))
+    assert texts
+    for text in texts:
+        assert set(number_tokens(text)) <= allowed, text
+
+
+@pytest.mark.parametrize("name", DIAGRAMS)
+def test_hostile_names_are_escaped(hostile_trace: Trace, hostile_name: str, name: str) -> None:
+    text = DIAGRAMS[name](hostile_trace)
+    assert "<script" not in text
+    for line in text.splitlines():
+        assert line.count('"') % 2 == 0  # no quote in a name ever opens an attribute
+    if name == "checks":  # the only diagram that shows parameter names
+        escaped = hostile_name.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        escaped = escaped.replace('"', "&quot;").replace("'", "&#39;")
+        assert text.count(escaped) == 2

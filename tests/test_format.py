@@ -1,0 +1,96 @@
+"""Tests of diagrams.format: display formats, the traced span, and what counts as a number."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+
+from diagrams.errors import RenderError, TracePathError
+from diagrams.format import format_value, number_tokens, traced
+from diagrams.trace import Trace
+
+
+@pytest.mark.parametrize(("value", "fmt", "text"), [
+    (2.0, "exact", "2"),
+    (-2.25, "exact", "−2.25"),
+    (2e-06, "exact", "0.000002"),
+    (0.00390625, "exact", "0.00390625"),
+    (1e16, "exact", "10000000000000000"),
+    (-0.0, "exact", "−0"),
+    (0.0078125, "fixed6", "0.007812"),
+    (-0.00390625, "fixed6", "−0.003906"),
+    (2.0, "fixed6", "2.000000"),
+    (1e-06, "fixed6", "0.000001"),
+    ((2.0, -1.0), "exact", "[2, −1]"),
+    ((2.0, -1.0), "fixed6", "[2.000000, −1.000000]"),
+    ((2, 2), "exact", "[2, 2]"),
+    ((2, 2), "fixed6", "[2, 2]"),
+    (4, "exact", "4"),
+    (4, "fixed6", "4"),
+    (True, "exact", "true"),
+    (False, "fixed6", "false"),
+    ("residual.branch.weight", "exact", "residual.branch.weight"),
+    (("a.b", "c.d"), "exact", "a.b, c.d"),
+])
+def test_format_value(value: object, fmt: str, text: str) -> None:
+    assert format_value(value, fmt) == text
+
+
+def test_minus_is_u2212_never_hyphen() -> None:
+    assert "-" not in format_value((-1.5, -2e-06, -3.0), "exact")
+    assert "-" not in format_value(-0.5, "fixed6")
+
+
+def test_unknown_format_is_a_render_error() -> None:
+    with pytest.raises(RenderError, match="unknown display format 'fixed3'"):
+        format_value(1.0, "fixed3")
+
+
+def test_traced_span_carries_path_format_and_exact_value(trace: Trace) -> None:
+    assert str(traced(trace, "FORWARD.output")) == (
+        '<span class="tv" data-trace="FORWARD.output" data-format="exact" '
+        'title="FORWARD.output = [1.0,-3.25]">[1, −3.25]</span>'
+    )
+    assert str(traced(trace, "STACK[4].plain[0]", "fixed6")) == (
+        '<span class="tv" data-trace="STACK[4].plain[0]" data-format="fixed6" '
+        'title="STACK[4].plain[0] = 0.0078125">0.007812</span>'
+    )
+
+
+def test_traced_unknown_path_is_a_trace_path_error(trace: Trace) -> None:
+    with pytest.raises(TracePathError):
+        traced(trace, "FORWARD.outptu")
+
+
+def test_traced_escapes_hostile_names(hostile_trace: Trace, hostile_name: str) -> None:
+    span = str(traced(hostile_trace, "PARAMETER.name"))
+    assert "<script" not in span and "{{" not in span and "$" not in span and "*" not in span
+    assert span.count("<") == 2 and span.count(">") == 2  # only the span's own tags
+    display = span[span.index(">") + 1 : span.rindex("<")]
+    assert html.unescape(display) == hostile_name
+    title = span.split('title="', 1)[1].split('">', 1)[0]
+    assert html.unescape(title) == f"PARAMETER.name = {hostile_name}"
+
+
+@pytest.mark.parametrize(("text", "tokens"), [
+    ("the value 0.42 here", ["0.42"]),
+    ("y = −2.25, then -2.25", ["−2.25", "-2.25"]),
+    ("chapter 24.", ["24"]),
+    ("step 1e-06 and 0.000002", ["1e-06", "0.000002"]),
+    ("[2, −1]", ["2", "−1"]),
+    ("(0.5)", ["0.5"]),
+    ("float64 v1 UTF-8 residual-connections-v1 h2 x_1 F5", []),
+    ("residual.stack.0.branch.weight", []),
+    ("version 1.2.3", []),
+    ("2.25x or 3em", []),
+    ("x̄₁ and ᵀ", []),
+])
+def test_number_tokens(text: str, tokens: list[str]) -> None:
+    assert number_tokens(text) == tokens
+
+
+def test_number_tokens_round_trip_every_formatted_value(trace: Trace) -> None:
+    for value, fmt in [(trace.stack[4].plain, "fixed6"), (trace.gradcheck.step, "exact")]:
+        shown = format_value(value, fmt)
+        assert number_tokens(shown) and all(token in shown for token in number_tokens(shown))

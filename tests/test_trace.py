@@ -1,0 +1,318 @@
+"""Tests of diagrams.trace: the golden trace parses to exact dataclasses, and every class of
+defect raises TraceError naming the right line; value paths resolve or say what exists."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from diagrams import trace_schema as ts
+from diagrams.errors import TraceError, TracePathError
+from diagrams.trace import load_trace, parse_trace
+from diagrams.trace_paths import all_paths
+from diagrams.trace_schema import Trace
+
+BIG = 10 * 1024 * 1024
+
+
+def test_golden_trace_parses_to_exact_records(trace: Trace, trace_text: str) -> None:
+    max_error = float(re.search(r"max-error=(\S+)", trace_text).group(1))
+    assert trace.config == ts.Config("known-residual-linear", 24, 25, (2,),
+                                     "residual.branch.weight", (2, 2), (0.5, -1.0, 2.0, 0.25))
+    assert trace.forward == ts.Forward((2.0, -1.0), (-1.0, -2.25), (1.0, -3.25))
+    assert trace.backward == ts.Backward((1.0, 1.0), (1.0, 1.0), (-0.5, 2.25), (0.5, 3.25))
+    assert trace.parameter == ts.Parameter("residual.branch.weight", (2, 2), (2.0, 2.0, -1.0, -1.0))
+    assert trace.zero_branch == ts.ZeroBranch("residual.zero.weight", (2.0, -1.0), (1.0, 1.0),
+                                              (2.0, 2.0, -1.0, -1.0), True)
+    assert trace.shape_error == ts.ShapeError((2, 2), (2,), True, True)
+    assert trace.shared_operand == ts.SharedOperand((1.0, 1.0), (2.0, 2.0))
+    assert trace.scaled == (ts.Scaled(0.0, (2.0, -1.0)), ts.Scaled(0.5, (1.5, -2.125)),
+                            ts.Scaled(1.0, (1.0, -3.25)))
+    assert trace.stack_config == ts.StackConfig(4, -0.25, 0.75)
+    assert trace.stack == (
+        ts.Stack(0, (2.0, -1.0), (2.0, -1.0)),
+        ts.Stack(1, (-0.5, 0.25), (1.5, -0.75)),
+        ts.Stack(2, (0.125, -0.0625), (1.125, -0.5625)),
+        ts.Stack(3, (-0.03125, 0.015625), (0.84375, -0.421875)),
+        ts.Stack(4, (0.0078125, -0.00390625), (0.6328125, -0.31640625)),
+    )
+    names = tuple(f"{{}}.stack.{i}.branch.weight" for i in range(4))
+    assert trace.stack_gradient == ts.StackGradient(
+        (0.00390625, 0.00390625), (0.31640625, 0.31640625),
+        tuple(n.format("plain") for n in names), tuple(n.format("residual") for n in names), True)
+    assert trace.retention == ts.Retention(4, 0.00390625, 0.31640625)
+    assert trace.gradcheck == ts.Gradcheck(2, 4, 1e-06, 2e-06, max_error, True)
+    assert trace.proof == ts.Proof("exact", "added", "branch-owned", "forbidden")
+    assert trace.replay == ts.Replay(True)
+    assert trace.text == trace_text
+    assert trace.path == "golden.trace"
+
+
+def test_types_are_exact(trace: Trace) -> None:
+    assert type(trace.config.chapter) is int
+    assert all(type(v) is float for v in trace.forward.output)
+    assert all(type(v) is int for v in trace.config.shape)
+    assert trace.replay.bitwise is True
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        trace.forward.output = (0.0, 0.0)  # type: ignore[misc]
+
+
+def test_bytes_and_str_give_the_same_trace(trace: Trace, trace_text: str) -> None:
+    assert parse_trace(trace_text.encode("utf-8"), "golden.trace") == trace
+
+
+def test_load_trace_reads_a_file(tmp_path: Path, trace_text: str) -> None:
+    path = tmp_path / "t.trace"
+    path.write_bytes(trace_text.encode("utf-8"))
+    assert load_trace(path).stack[4].residual == (0.6328125, -0.31640625)
+    with pytest.raises(TraceError) as err:
+        load_trace(tmp_path / "missing.trace")
+    assert err.value.line is None and "cannot read" in str(err.value)
+
+
+# ---- defects: each mutation of the golden text must fail at a known line --------------------
+
+def lines_of(text: str) -> list[str]:
+    return text[:-1].split("\n")
+
+
+def edit(change: Callable[[list[str]], None]) -> Callable[[str], str]:
+    def apply(text: str) -> str:
+        lines = lines_of(text)
+        change(lines)
+        return "\n".join(lines) + "\n"
+    return apply
+
+
+def sub(line: int, old: str, new: str) -> Callable[[str], str]:
+    def change(lines: list[str]) -> None:
+        assert old in lines[line - 1], (old, lines[line - 1])
+        lines[line - 1] = lines[line - 1].replace(old, new, 1)
+    return edit(change)
+
+
+def swap(a: int, b: int) -> Callable[[str], str]:
+    def change(lines: list[str]) -> None:
+        lines[a - 1], lines[b - 1] = lines[b - 1], lines[a - 1]
+    return edit(change)
+
+
+def delete(line: int) -> Callable[[str], str]:
+    return edit(lambda lines: lines.pop(line - 1))
+
+
+def duplicate(line: int) -> Callable[[str], str]:
+    return edit(lambda lines: lines.insert(line, lines[line - 1]))
+
+
+def insert(before: int, text: str) -> Callable[[str], str]:
+    return edit(lambda lines: lines.insert(before - 1, text))
+
+
+DEFECTS: list[tuple[str, Callable[[str], str], int, str]] = [
+    ("empty file", lambda t: "", 1, "empty file"),
+    ("missing header", delete(1), 1, "missing header"),
+    ("other version header", sub(1, "v1", "v2"), 1, "unsupported trace version"),
+    ("other version footer", sub(23, "v1", "v2"), 23, "unsupported trace version"),
+    ("missing footer", delete(23), 22, "missing footer"),
+    ("truncated mid-line", lambda t: t[:-40], 22, "no final newline"),
+    ("no final newline", lambda t: t[:-1], 23, "no final newline"),
+    ("trailing garbage", lambda t: t + "garbage\n", 24, "text after the footer"),
+    ("blank line", insert(6, ""), 6, "blank line"),
+    ("CRLF", lambda t: t.replace("\n", "\r\n"), 1, "CRLF"),
+    ("CRLF on one line", sub(4, "]", "]\r") , 4, None),
+    ("byte order mark", lambda t: "\ufeff" + t, 1, "byte order mark"),
+    ("trailing space", sub(3, "-3.25]", "-3.25] "), 3, "empty field"),
+    ("double space", sub(3, " branch=", "  branch="), 3, "empty field"),
+    ("unknown record", insert(5, "FOO bar=1"), 5, "unknown record FOO"),
+    ("malformed kind", insert(5, "foo bar=1"), 5, "malformed record kind"),
+    ("header among records", insert(5, "TRACE residual-connections-v1 BEGIN"), 5, "header"),
+    ("duplicate record", duplicate(3), 4, "duplicate record FORWARD"),
+    ("duplicate record at end", insert(23, "REPLAY bitwise=true"), 23, "duplicate record REPLAY"),
+    ("earlier record repeated", insert(8, "FORWARD input=[2.0,-1.0] branch=[-1.0,-2.25] "
+                                          "output=[1.0,-3.25]"), 8, "duplicate record FORWARD"),
+    ("missing record", delete(7), 7, "missing record SHAPE-ERROR"),
+    ("missing last record", delete(22), 22, "missing record REPLAY"),
+    ("records out of order", swap(3, 4), 3, "out of order"),
+    ("keyed records split", swap(11, 12), 12, "SCALED records must be contiguous"),
+    ("duplicate keyed record", duplicate(10), 11, "duplicate SCALED alpha=0.5"),
+    ("keyed records out of order", swap(9, 10), 10, "SCALED alpha out of order"),
+    ("STACK depth gap", delete(15), 15, "STACK depths must run 0..4"),
+    ("STACK duplicate depth", duplicate(14), 15, "duplicate STACK depth=1"),
+    ("STACK missing last depth", delete(17), 17, "missing STACK depth=4"),
+    ("STACK beyond layers", insert(18, "STACK depth=5 plain=[1.0,1.0] residual=[1.0,1.0]"),
+     18, "STACK depths must run 0..4"),
+    ("STACK-CONFIG fewer layers", sub(12, "layers=4", "layers=3"), 17, "STACK depths"),
+    ("field without =", sub(22, "bitwise=true", "bitwise"), 22, "malformed field"),
+    ("bad key", sub(22, "bitwise=", "Bitwise="), 22, "malformed field"),
+    ("missing key", sub(2, " chapter=24", ""), 2, "missing key chapter"),
+    ("missing last key", sub(20, " passed=true", ""), 20, "missing key(s) passed"),
+    ("extra key", sub(22, "true", "true extra=1"), 22, "unknown key extra"),
+    ("key out of order", sub(3, "input=[2.0,-1.0] branch=[-1.0,-2.25]",
+                             "branch=[-1.0,-2.25] input=[2.0,-1.0]"), 3, "key branch out of order"),
+    ("duplicate key", sub(22, "true", "true bitwise=true"), 22, "duplicate key bitwise"),
+    ("int with leading zero", sub(2, "chapter=24", "chapter=024"), 2, "bad int"),
+    ("negative int", sub(12, "layers=4", "layers=-4"), 12, "bad int"),
+    ("huge int", sub(2, "chapter=24", "chapter=" + "9" * 40), 2, "int too large"),
+    ("bad float", sub(20, "step=1e-06", "step=abc"), 20, "bad float"),
+    ("float not shortest", sub(20, "step=1e-06", "step=1e-6"), 20, "shortest round-trip"),
+    ("float with trailing zero", sub(10, "alpha=0.5", "alpha=0.50"), 10, "shortest round-trip"),
+    ("integer-looking float", sub(12, "residual-factor=0.75", "residual-factor=1"), 12,
+     "bad float"),
+    ("NaN", sub(19, "plain=0.00390625", "plain=nan"), 19, "NaN or infinity"),
+    ("infinity", sub(19, "plain=0.00390625", "plain=-inf"), 19, "NaN or infinity"),
+    ("NaN in a vector", sub(3, "input=[2.0,", "input=[nan,"), 3, "NaN or infinity"),
+    ("overflow to infinity", sub(20, "step=1e-06", "step=1e999"), 20, "overflows"),
+    ("bad bool", sub(22, "true", "yes"), 22, "bad bool"),
+    ("bad shape", sub(2, "shape=[2]", "shape=[2,]"), 2, "bad int"),
+    ("shape without brackets", sub(7, "branch=[2]", "branch=2"), 7, "bad shape"),
+    ("vector without brackets", sub(8, "gradient=[2.0,2.0]", "gradient=2.0"), 8, "bad vector"),
+    ("empty vector", sub(8, "gradient=[2.0,2.0]", "gradient=[]"), 8, "bad vector"),
+    ("bad vector element", sub(3, "[2.0,-1.0]", "[2.0;-1.0]"), 3, "bad float"),
+    ("bad word", sub(2, "name=known", "name=Known"), 2, "bad word"),
+    ("name with =", sub(5, "name=residual", "name=a=b"), 5, "bad name"),
+    ("name with control character", sub(5, "name=residual", "name=a\x01b"), 5, "bad name"),
+    ("weight vs weight-shape", sub(2, "weight=[0.5,-1.0,2.0,0.25]", "weight=[0.5,-1.0,2.0]"),
+     2, "CONFIG.weight-shape"),
+    ("gradient vs shape", sub(5, "gradient=[2.0,2.0,-1.0,-1.0]", "gradient=[2.0,2.0]"), 5,
+     "PARAMETER.shape is [2, 2]"),
+    ("forward vs CONFIG.shape", sub(3, "output=[1.0,-3.25]", "output=[1.0,-3.25,0.0]"), 3,
+     "CONFIG.shape is [2]"),
+    ("backward vs CONFIG.shape", sub(4, "upstream=[1.0,1.0]", "upstream=[1.0]"), 4,
+     "CONFIG.shape"),
+    ("stack vs CONFIG.shape", sub(16, "residual=[0.84375,-0.421875]", "residual=[0.84375]"), 16,
+     "CONFIG.shape"),
+    ("zero-branch weight gradient", sub(6, "weight-gradient=[2.0,2.0,-1.0,-1.0]",
+                                        "weight-gradient=[2.0]"), 6, "CONFIG.weight-shape"),
+    ("shape change cascades", sub(2, "shape=[2]", "shape=[3]"), 3, "CONFIG.shape is [3]"),
+]
+
+
+@pytest.mark.parametrize(("mutate", "line", "words"), [d[1:] for d in DEFECTS],
+                         ids=[d[0] for d in DEFECTS])
+def test_defect_raises_trace_error_at_line(trace_text: str, mutate: Callable[[str], str],
+                                           line: int, words: str | None) -> None:
+    with pytest.raises(TraceError) as err:
+        parse_trace(mutate(trace_text), "bad.trace")
+    assert err.value.line == line, str(err.value)
+    assert err.value.path == "bad.trace"
+    if words:
+        assert words in str(err.value)
+    assert str(err.value).startswith(f"bad.trace:{line}: ")
+    assert "\n" not in str(err.value)
+
+
+def test_error_carries_text_and_expected(trace_text: str) -> None:
+    with pytest.raises(TraceError) as err:
+        parse_trace(sub(20, "step=1e-06", "step=abc")(trace_text))
+    assert err.value.text == "abc"
+    assert "repr()" in err.value.expected
+    assert str(err.value) == f"<trace>:20: {err.value.message}"
+
+
+def test_non_utf8_reports_line_of_first_bad_byte(trace_text: str) -> None:
+    data = bytearray(trace_text.encode("utf-8"))
+    at = data.index(b"ZERO-BRANCH") + 3
+    data[at] = 0xFF
+    with pytest.raises(TraceError) as err:
+        parse_trace(bytes(data), "bad.trace")
+    assert err.value.line == 6 and "not UTF-8" in str(err.value) and "0xff" in str(err.value)
+
+
+def test_lone_surrogate_in_str_is_rejected(trace_text: str) -> None:
+    with pytest.raises(TraceError) as err:
+        parse_trace(sub(5, "name=residual", "name=\ud800")(trace_text))
+    assert err.value.line == 5
+
+
+@pytest.mark.parametrize("data", [None, 42, ["TRACE"], object()])
+def test_non_text_input_is_a_trace_error(data: object) -> None:
+    with pytest.raises(TraceError):
+        parse_trace(data)  # type: ignore[arg-type]
+
+
+def test_header_and_footer_only(trace_text: str) -> None:
+    lines = lines_of(trace_text)
+    with pytest.raises(TraceError) as err:
+        parse_trace(f"{lines[0]}\n{lines[-1]}\n")
+    assert err.value.line == 2 and "missing record CONFIG" in str(err.value)
+
+
+@pytest.mark.parametrize("where", ["vector", "name", "garbage", "int"])
+def test_ten_megabyte_line_fails_fast_with_short_message(trace_text: str, where: str) -> None:
+    lines = lines_of(trace_text)
+    if where == "vector":
+        lines[2] = "FORWARD input=[" + ",".join(["1.5"] * (BIG // 4)) + "] branch=[1.0,1.0]"
+    elif where == "name":
+        lines[4] = "PARAMETER name=" + "a" * BIG + "= shape=[2,2] gradient=[1.0,1.0,1.0,1.0]"
+    elif where == "garbage":
+        lines[2] = "X" * BIG
+    else:
+        lines[1] = lines[1].replace("chapter=24", "chapter=" + "7" * BIG)
+    text = "\n".join(lines) + "\n"
+    start = time.perf_counter()
+    with pytest.raises(TraceError) as err:
+        parse_trace(text)
+    assert time.perf_counter() - start < 2.0
+    assert err.value.line in (2, 3, 5)
+    assert len(str(err.value)) < 600
+
+
+def test_ten_megabyte_name_is_legal(trace_text: str) -> None:
+    long = "n" * BIG
+    parsed = parse_trace(sub(5, "name=residual.branch.weight", f"name={long}")(trace_text))
+    assert parsed.parameter.name == long
+
+
+# ---- value paths -------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("path", "value"), [
+    ("FORWARD.output", (1.0, -3.25)),
+    ("BACKWARD.branch[1]", 2.25),
+    ("STACK[4].residual", (0.6328125, -0.31640625)),
+    ("STACK[0].depth", 0),
+    ("SCALED[0.5].output", (1.5, -2.125)),
+    ("SCALED[0.0].alpha", 0.0),
+    ("STACK-GRADIENT.plain[0]", 0.00390625),
+    ("STACK-GRADIENT.residual-parameters[3]", "residual.stack.3.branch.weight"),
+    ("GRADCHECK.tolerance", 2e-06),
+    ("CONFIG.weight-shape[1]", 2),
+    ("ZERO-BRANCH.weight-gradient-nonzero", True),
+    ("PROOF.broadcast", "forbidden"),
+])
+def test_resolve(trace: Trace, path: str, value: object) -> None:
+    assert trace.resolve(path) == value
+
+
+@pytest.mark.parametrize(("path", "words"), [
+    ("NOPE.output", "records are CONFIG, FORWARD"),
+    ("FORWARD.nope", "its keys are input, branch, output"),
+    ("SCALED.output", "alpha one of 0.0, 0.5, 1.0"),
+    ("SCALED[0.50].output", "the trace has alpha 0.0, 0.5, 1.0"),
+    ("STACK[5].plain", "depth 0, 1, 2, 3, 4"),
+    ("FORWARD[0].output", "takes no [key]"),
+    ("FORWARD.output[2]", "has 2 elements"),
+    ("GRADCHECK.step[0]", "single value"),
+    ("forward.output", "not a value path"),
+    ("FORWARD.output.x", "not a value path"),
+    ("", "not a value path"),
+])
+def test_bad_paths_say_what_exists(trace: Trace, path: str, words: str) -> None:
+    with pytest.raises(TracePathError) as err:
+        trace.resolve(path)
+    assert words in str(err.value)
+    assert str(err.value).startswith("golden.trace: unknown value path")
+
+
+def test_all_paths_resolve_and_cover_every_field(trace: Trace, trace_text: str) -> None:
+    paths = all_paths(trace)
+    fields = sum(line.count("=") for line in lines_of(trace_text)[1:-1])
+    assert len(paths) == len(set(paths)) == fields
+    assert "SCALED[0.5].output" in paths and "STACK[4].residual" in paths
+    for path in paths:
+        trace.resolve(path)
