@@ -3,7 +3,9 @@
 Contract (/work/plan/CONTRACTS.md):
 - ``format_value(value, fmt)``: ``"exact"`` (shortest decimal, no exponent, integral floats
   without ".0": 2.0 → "2", -2.25 → "−2.25", 2e-06 → "0.000002") or ``"fixed6"``
-  (``f"{x:.6f}"``); minus is U+2212; vectors and shapes "[2, −1]"; ints "4"; bools
+  (``f"{x:.6f}"``) or ``"sci"`` (three significant digits and a power of ten in
+  superscript, for values like a gradient check's worst error: 5.869e-10 → "5.87 × 10⁻¹⁰");
+  minus is U+2212; vectors and shapes "[2, −1]"; ints "4"; bools
   "true"/"false"; names as-is; names lists "a, b".
 - ``traced(trace, path, fmt)``: the HTML span that carries a value's provenance.
 - ``number_tokens(text)``: the one definition of "a number in text" (used by the audit).
@@ -21,7 +23,7 @@ from diagrams.errors import RenderError
 from diagrams.trace_schema import Trace
 from diagrams.trace_values import trace_repr
 
-FORMATS = ("exact", "fixed6")
+FORMATS = ("exact", "fixed6", "sci")
 MINUS = "\u2212"
 
 # A number not glued to a word: "float64", "v1", "UTF-8", "h2" and "stack.0.branch" hold none.
@@ -62,9 +64,22 @@ def format_value(value: Any, fmt: str = "exact") -> str:
 def _format_float(value: float, fmt: str) -> str:
     if fmt == "fixed6":
         text = f"{value:.6f}"
+    elif fmt == "sci":
+        return _format_sci(value)
     else:
         text = np.format_float_positional(value, unique=True, trim="-")
     return text.replace("-", MINUS)
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def _format_sci(value: float) -> str:
+    # Superscript exponent digits are not [0-9], so number_tokens sees only the mantissa and
+    # the base; both are reproduced by this same function when the audit re-formats the value.
+    mantissa, exponent = f"{value:.2e}".split("e")
+    power = str(int(exponent)).translate(_SUPERSCRIPT)
+    return f"{mantissa} × 10{power}".replace("-", MINUS)
 
 
 def traced(trace: Trace, path: str, fmt: str = "exact") -> Markup:

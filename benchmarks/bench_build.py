@@ -1,0 +1,79 @@
+"""Hand-run benchmark: how long the pipeline's pieces take and how much memory they use.
+
+Run from the project root with the project's virtualenv:
+
+    .venv/bin/python benchmarks/bench_build.py [--repeat N]
+
+It prints one line per measurement (median of N runs, and peak resident memory for the
+subprocess builds). Nothing here is asserted: speed targets live in notes and docs, never in
+timed tests. A "cold" build empties ``build/cache`` first; a "warm" build reuses it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def timed(func, repeat: int) -> float:
+    runs = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        func()
+        runs.append(time.perf_counter() - start)
+    return statistics.median(runs)
+
+
+def child_peak_mib() -> float:
+    # ru_maxrss is in KiB on Linux and covers the largest child waited for so far.
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def build(out: Path, cold: bool) -> None:
+    if cold:
+        shutil.rmtree(ROOT / "build" / "cache", ignore_errors=True)
+    subprocess.run([sys.executable, "build_site.py", "build", "--out", str(out)],
+                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement")
+    repeat = parser.parse_args().repeat
+
+    from diagrams.errors import TraceError
+    from diagrams.trace import parse_trace
+    from engine.trace import render_trace
+
+    text = render_trace()
+    print(f"engine render_trace        {timed(render_trace, repeat):8.3f}s")
+    print(f"parse_trace (valid)        {timed(lambda: parse_trace(text), repeat):8.4f}s")
+    long_line = text.replace("PROOF ", "PROOF " + "x" * 10_000_000 + "=1 ", 1)
+
+    def reject() -> None:
+        try:
+            parse_trace(long_line)
+        except TraceError:
+            return
+        raise SystemExit("a 10 MB line was accepted")
+
+    print(f"parse_trace (10 MB line)   {timed(reject, repeat):8.4f}s")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "site"
+        print(f"build_site build (cold)    {timed(lambda: build(out, True), repeat):8.2f}s")
+        print(f"build_site build (warm)    {timed(lambda: build(out, False), repeat):8.2f}s")
+    print(f"peak RSS of a build        {child_peak_mib():8.1f} MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Build, serve and check the residual-connections chapter site.
+
+Role: the project's main command. It only orchestrates and reports; each phase lives
+in ``diagrams/`` (``pipeline``: engine, diagrams/tables, gates; ``sitebuild``: MkDocs
+and the atomic publish; ``serve``: the live-reloading preview).
+
+  build (default)  engine → trace → diagrams/tables → mkdocs --strict → gates → publish
+  serve            build, then serve on http://127.0.0.1:8000 and rebuild on every edit
+  check            run the gates on an already built site
+
+Contract: one progress line per phase with its duration on stdout; on failure exactly
+one line ``FILE:LINE: what was wrong`` (or ``PHASE: message``) on stderr, exit code 1,
+and the previous output folder untouched; exit code 2 for usage errors.
+Set ``RESIDUAL_DEBUG=1`` to see the traceback of an unexpected internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from diagrams import pipeline, sitebuild
+from diagrams.cache import Cache, write_files
+from diagrams.errors import SiteError
+from diagrams.trace import load_trace
+
+ROOT = Path(__file__).resolve().parent
+BUILD = ROOT / "build"
+TRACE_DIR = BUILD / "trace"
+
+
+class Progress:
+    """Prints ``[command] phase  1.23s  notes`` lines and remembers the current phase."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.current = command
+        self.start = time.perf_counter()
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[list[str]]:
+        """Time one phase; the caller appends notes to the yielded list."""
+        self.current, notes, start = name, [], time.perf_counter()
+        yield notes
+        took = time.perf_counter() - start
+        print(f"[{self.command}] {name:<9} {took:6.2f}s  {' '.join(notes)}".rstrip(), flush=True)
+
+    def total(self, note: str) -> None:
+        took = time.perf_counter() - self.start
+        print(f"[{self.command}] {'total':<9} {took:6.2f}s  {note}", flush=True)
+
+
+def shown(path: Path) -> str:
+    """``path`` relative to the project when inside it (shorter progress lines)."""
+    try:
+        return path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def engine_phase(args: argparse.Namespace, cache: Cache, progress: Progress) -> dict[str, str]:
+    """Run (or skip) the engine; return the hook's trace/report environment."""
+    with progress.phase("engine") as notes:
+        if args.trace is not None:
+            report = args.report or args.trace.with_name(pipeline.REPORT_NAME)
+            notes.append(f"skipped: --trace {shown(args.trace)}")
+            notes.append(f"(report: {shown(report)})" if report.is_file() else "(no report)")
+            return {"RESIDUAL_TRACE": str(args.trace),
+                    "RESIDUAL_REPORT": str(report) if report.is_file() else ""}
+        files, status = pipeline.run_engine(ROOT, cache)
+        write_files(TRACE_DIR, files)
+        notes += [shown(TRACE_DIR / pipeline.TRACE_NAME), f"(cache {status})"]
+    return {"RESIDUAL_TRACE": str(TRACE_DIR / pipeline.TRACE_NAME),
+            "RESIDUAL_REPORT": str(TRACE_DIR / pipeline.REPORT_NAME)}
+
+
+def cmd_build(args: argparse.Namespace, progress: Progress) -> int:
+    """The build command: every phase, then an atomic move into ``--out``."""
+    out: Path = args.out
+    sitebuild.check_replaceable(out)
+    os.environ["SOURCE_DATE_EPOCH"] = pipeline.source_date_epoch(ROOT)
+    with pipeline.exclusive(BUILD):
+        return _build_locked(args, progress, out)
+
+
+def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> int:
+    """The build phases, run while holding the lock on build/."""
+    cache = Cache(BUILD / "cache")
+    env = engine_phase(args, cache, progress)
+    with progress.phase("parse") as notes:
+        trace = load_trace(env["RESIDUAL_TRACE"])
+        notes.append(shown(Path(env["RESIDUAL_TRACE"])))
+    with progress.phase("generate") as notes:
+        status = pipeline.generate(ROOT, trace, BUILD / "generated", cache)
+        notes += ["build/generated", f"(cache {status})"]
+    env["RESIDUAL_GENERATED"] = str(BUILD / "generated")
+    tmp = sitebuild.temp_site_dir(out, BUILD)
+    try:
+        with progress.phase("mkdocs") as notes:
+            sitebuild.mkdocs_build(ROOT, tmp, env)
+            notes.append(f"--strict into {shown(tmp)}")
+        with progress.phase("gates") as notes:
+            findings = pipeline.run_gates(tmp, trace)
+            if findings:
+                raise pipeline.GatesFailed(findings)
+            notes.append("no findings")
+        with progress.phase("publish") as notes:
+            sitebuild.publish(tmp, out)
+            notes.append(shown(out))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    progress.total(f"site in {shown(out)}")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace, progress: Progress) -> int:
+    """The serve command: build, then serve with live reload."""
+    from diagrams.serve import serve
+
+    build_args = ["--out", str(args.out)]
+    if args.trace is not None:
+        build_args += ["--trace", str(args.trace)]
+    if args.report is not None:
+        build_args += ["--report", str(args.report)]
+    watch = tuple(p for p in (args.trace, args.report) if p is not None)
+    return serve(ROOT, args.out, build_args, "127.0.0.1", args.port, watch)
+
+
+def cmd_check(args: argparse.Namespace, progress: Progress) -> int:
+    """The check command: run the gates on a built site and list the findings."""
+    site: Path = args.site
+    if not (site / "index.html").is_file():
+        raise pipeline.BuildError(shown(site), "no built site here (no index.html); "
+                                  "run `python build_site.py build` first")
+    trace_path = args.trace or site / "trace" / pipeline.TRACE_NAME
+    with progress.phase("parse") as notes:
+        trace = load_trace(trace_path)
+        notes.append(shown(trace_path))
+    with progress.phase("gates") as notes:
+        findings = pipeline.run_gates(site, trace)
+        notes.append(f"{len(findings)} finding(s)" if findings else "no findings")
+    for finding in findings:
+        print(str(finding))
+    return 1 if findings else 0
+
+
+def _add_trace_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--trace", type=Path, metavar="FILE",
+                        help="build from this trace instead of running the engine")
+    parser.add_argument("--report", type=Path, metavar="FILE",
+                        help="learner report to show with --trace (default: "
+                        f"{pipeline.REPORT_NAME} beside the trace, if present)")
+    parser.add_argument("--out", type=Path, default=Path("site"), metavar="DIR",
+                        help="output folder, replaced atomically (default: site)")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: ``build`` (default), ``serve`` and ``check``."""
+    top = argparse.ArgumentParser(
+        prog="build_site.py", description="Build, serve and check the chapter site.",
+        epilog="Without a command, `build` runs.")
+    sub = top.add_subparsers(dest="command", metavar="{build,serve,check}")
+    build = sub.add_parser("build", help="build the site into --out (default)",
+                           description="Run the engine, render diagrams and tables, build "
+                           "the pages with mkdocs --strict, run the gates, then move the "
+                           "site into --out atomically.")
+    _add_trace_options(build)
+    build.set_defaults(func=cmd_build)
+    serve = sub.add_parser("serve", help="build, then serve with live reload",
+                           description="Build, then serve --out on 127.0.0.1 and rebuild "
+                           "whenever a page, template, diagram or engine source changes.")
+    _add_trace_options(serve)
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    serve.set_defaults(func=cmd_serve)
+    check = sub.add_parser("check", help="run the gates on a built site",
+                           description="Run the site gates on an already built site and "
+                           "print every finding, one per line.")
+    check.add_argument("--site", type=Path, default=Path("site"), metavar="DIR",
+                       help="built site to check (default: site)")
+    check.add_argument("--trace", type=Path, metavar="FILE", help="trace to check against "
+                       "(default: the copy published in the site)")
+    check.set_defaults(func=cmd_check)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; map every failure to one line on stderr."""
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
+        argv = ["build", *argv]
+    args = parser().parse_args(argv)
+    if args.command in ("build", "serve") and args.report is not None and args.trace is None:
+        parser().error("--report needs --trace")
+    for name in ("trace", "report", "out", "site"):
+        if getattr(args, name, None) is not None:  # before any phase changes folder
+            setattr(args, name, getattr(args, name).resolve())
+    progress = Progress(args.command)
+    try:
+        return args.func(args, progress)
+    except SiteError as err:
+        print(" ".join(str(err).split()), file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"{progress.current}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:
+        if os.environ.get("RESIDUAL_DEBUG"):
+            raise
+        print(f"{progress.current}: internal error: {err.__class__.__name__}: "
+              f"{' '.join(str(err).split())}", file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+"""Content-addressed cache for generated artefacts under ``build/cache/``.
+
+Role: keep the output of an expensive, deterministic step (the engine's trace and
+report, the rendered SVG diagrams and HTML tables) and hand it back when nothing it
+depends on has changed.
+
+Contract:
+- A key is the sha256 of labelled input parts (``input_key``); callers put into it
+  *everything* the output depends on (trace text, sources, tool versions).
+- ``Cache(root).fetch_or_build(kind, key, build)`` returns ``(files, status)`` where
+  ``files`` maps a relative file name to its bytes and ``status`` is ``"hit"``,
+  ``"miss"`` or ``"rebuilt (...)"`` when a corrupted entry was found and replaced.
+- An entry is the folder ``<root>/<kind>-<key>/`` holding the files plus
+  ``MANIFEST.json`` (file name → sha256). An entry is corrupt when the manifest is
+  unreadable, a listed file is missing or differs from its hash, or an unlisted file
+  is present; a corrupt entry is deleted and rebuilt, never served.
+- Entries are written into a temporary sibling and renamed into place, so an
+  interrupted build never leaves a half-written entry that looks valid.
+- Only the newest ``keep`` entries of each kind are kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+MANIFEST = "MANIFEST.json"
+_SKIP_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
+_SKIP_SUFFIXES = {".pyc", ".pyo"}
+
+
+def input_key(parts: Iterable[tuple[str, bytes | str]]) -> str:
+    """Hash labelled parts unambiguously (label, length and bytes of each)."""
+    digest = hashlib.sha256()
+    for label, data in parts:
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        digest.update(label.encode("utf-8") + b"\0")
+        digest.update(len(raw).to_bytes(8, "big"))
+        digest.update(raw)
+    return digest.hexdigest()
+
+
+def tree_parts(root: Path, base: Path) -> list[tuple[str, bytes]]:
+    """Every source file under ``root`` as (path relative to ``base``, bytes), sorted.
+
+    Bytecode caches are skipped: they change when Python runs, not when a source does.
+    """
+    parts = []
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(base)
+        if _SKIP_DIRS.intersection(rel.parts) or path.suffix in _SKIP_SUFFIXES:
+            continue
+        if path.is_file():
+            parts.append((rel.as_posix(), path.read_bytes()))
+    return parts
+
+
+def sha256_bytes(data: bytes) -> str:
+    """Hex sha256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+class Cache:
+    """A folder of content-addressed entries (see the module docstring)."""
+
+    def __init__(self, root: Path, keep: int = 6) -> None:
+        self.root = Path(root)
+        self.keep = keep
+
+    def entry_dir(self, kind: str, key: str) -> Path:
+        """Where the entry for ``kind``/``key`` lives (whether or not it exists)."""
+        return self.root / f"{kind}-{key}"
+
+    def fetch_or_build(
+        self, kind: str, key: str, build: Callable[[], Mapping[str, bytes]]
+    ) -> tuple[dict[str, bytes], str]:
+        """Return the cached files for ``key``, building and storing them on a miss."""
+        entry = self.entry_dir(kind, key)
+        status = "miss"
+        if entry.exists():
+            files, problem = self.load(entry)
+            if problem is None:
+                os.utime(entry)  # newest-used entries survive pruning
+                return files, "hit"
+            status = f"rebuilt ({problem})"
+            shutil.rmtree(entry, ignore_errors=True)
+        files = dict(build())
+        self.store(kind, key, files)
+        return files, status
+
+    @staticmethod
+    def load(entry: Path) -> tuple[dict[str, bytes], str | None]:
+        """Read and verify an entry; return its files and ``None``, or a problem."""
+        try:
+            manifest = json.loads((entry / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            return {}, f"unreadable manifest: {err.__class__.__name__}"
+        if not isinstance(manifest, dict):
+            return {}, "manifest is not a mapping"
+        present = {p.relative_to(entry).as_posix() for p in entry.rglob("*") if p.is_file()}
+        extra = sorted(present - set(manifest) - {MANIFEST})
+        if extra:
+            return {}, f"unlisted file {extra[0]}"
+        files = {}
+        for name, want in sorted(manifest.items()):
+            try:
+                data = (entry / name).read_bytes()
+            except OSError:
+                return {}, f"missing file {name}"
+            if sha256_bytes(data) != want:
+                return {}, f"hash mismatch in {name}"
+            files[name] = data
+        return files, None
+
+    def store(self, kind: str, key: str, files: Mapping[str, bytes]) -> Path:
+        """Write ``files`` as a new entry, atomically, then prune old entries."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{kind}-", dir=self.root))
+        try:
+            for name, data in files.items():
+                target = tmp / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+            manifest = {name: sha256_bytes(data) for name, data in sorted(files.items())}
+            (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+            entry = self.entry_dir(kind, key)
+            shutil.rmtree(entry, ignore_errors=True)
+            tmp.rename(entry)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        self.prune(kind)
+        return entry
+
+    def prune(self, kind: str) -> None:
+        """Drop all but the ``keep`` most recently used entries of ``kind``."""
+        entries = [p for p in self.root.glob(f"{kind}-*") if p.is_dir()]
+        entries.sort(key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        for old in entries[self.keep :]:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def write_files(target: Path, files: Mapping[str, bytes]) -> None:
+    """Replace folder ``target`` by exactly ``files`` (written beside it, then renamed)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    old = target.with_name(f".{target.name}-old-{os.getpid()}")
+    try:
+        for name, data in files.items():
+            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp / name).write_bytes(data)
+        if target.exists():
+            target.rename(old)
+        tmp.rename(target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)

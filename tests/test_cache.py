@@ -1,0 +1,181 @@
+"""Tests for diagrams/cache.py and the cache keys in diagrams/pipeline.py.
+
+A cached artefact must come back unchanged when nothing changed (hit), be rebuilt when any
+input changed (miss), and never be served when its entry was damaged (rebuilt).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from diagrams import pipeline
+from diagrams.cache import MANIFEST, Cache, input_key, tree_parts, write_files
+from diagrams.trace import parse_trace
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = ROOT / "tests" / "golden" / "residual-connections-v1.trace"
+
+
+class Builder:
+    """A build function that counts its calls and returns fixed files."""
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        self.files, self.calls = files, 0
+
+    def __call__(self) -> dict[str, bytes]:
+        self.calls += 1
+        return dict(self.files)
+
+
+FILES = {"forward.svg": b"<svg>forward</svg>", "sub/stack.html": b"<table></table>"}
+
+
+def test_miss_then_hit_returns_the_same_bytes(tmp_path: Path) -> None:
+    cache, build = Cache(tmp_path), Builder(FILES)
+    first, status1 = cache.fetch_or_build("generated", "k1", build)
+    second, status2 = cache.fetch_or_build("generated", "k1", build)
+    assert (status1, status2) == ("miss", "hit")
+    assert first == second == FILES
+    assert build.calls == 1
+
+
+def test_a_changed_input_is_a_new_key_and_a_miss(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    (src / "templates").mkdir(parents=True)
+    (src / "templates" / "t.html.j2").write_text("{{ a }}")
+    before = input_key([("trace", "T"), *tree_parts(src, tmp_path)])
+    (src / "templates" / "t.html.j2").write_text("{{ b }}")
+    after = input_key([("trace", "T"), *tree_parts(src, tmp_path)])
+    assert before != after
+    cache, build = Cache(tmp_path / "cache"), Builder(FILES)
+    cache.fetch_or_build("generated", before, build)
+    _, status = cache.fetch_or_build("generated", after, build)
+    assert status == "miss" and build.calls == 2
+
+
+def test_keys_are_unambiguous_and_ignore_bytecode(tmp_path: Path) -> None:
+    assert input_key([("a", "bc")]) != input_key([("ab", "c")])
+    assert input_key([("a", "b"), ("c", "")]) != input_key([("a", "b")])
+    (tmp_path / "pkg" / "__pycache__").mkdir(parents=True)
+    (tmp_path / "pkg" / "m.py").write_text("x = 1\n")
+    key = input_key(tree_parts(tmp_path / "pkg", tmp_path))
+    (tmp_path / "pkg" / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"\0")
+    assert input_key(tree_parts(tmp_path / "pkg", tmp_path)) == key
+    (tmp_path / "pkg" / "m.py").write_text("x = 2\n")
+    assert input_key(tree_parts(tmp_path / "pkg", tmp_path)) != key
+
+
+@pytest.mark.parametrize(
+    ("damage", "problem"),
+    [
+        (lambda e: (e / "forward.svg").write_bytes(b"<svg>tampered</svg>"),
+         "hash mismatch in forward.svg"),
+        (lambda e: (e / "sub" / "stack.html").unlink(), "missing file sub/stack.html"),
+        (lambda e: (e / "stray.svg").write_bytes(b""), "unlisted file stray.svg"),
+        (lambda e: (e / MANIFEST).write_text("{not json"), "unreadable manifest"),
+        (lambda e: (e / MANIFEST).write_text("[]"), "manifest is not a mapping"),
+    ],
+)
+def test_a_corrupted_entry_is_detected_and_rebuilt(tmp_path: Path, damage, problem) -> None:
+    cache, build = Cache(tmp_path), Builder(FILES)
+    cache.fetch_or_build("generated", "k", build)
+    damage(cache.entry_dir("generated", "k"))
+    files, status = cache.fetch_or_build("generated", "k", build)
+    assert status.startswith("rebuilt (") and problem in status
+    assert files == FILES and build.calls == 2
+    # The rebuilt entry is whole again: the next fetch is a plain hit.
+    assert cache.fetch_or_build("generated", "k", build)[1] == "hit"
+
+
+def test_a_failing_build_leaves_no_entry_behind(tmp_path: Path) -> None:
+    cache = Cache(tmp_path)
+
+    def broken() -> dict[str, bytes]:
+        raise RuntimeError("dot crashed")
+
+    with pytest.raises(RuntimeError):
+        cache.fetch_or_build("generated", "k", broken)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_old_entries_are_pruned(tmp_path: Path) -> None:
+    cache = Cache(tmp_path, keep=2)
+    for key in ("a", "b", "c"):
+        cache.fetch_or_build("generated", key, Builder(FILES))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["generated-b", "generated-c"]
+
+
+def test_write_files_replaces_the_folder_exactly(tmp_path: Path) -> None:
+    target = tmp_path / "generated"
+    write_files(target, {"old.svg": b"old"})
+    write_files(target, {"new.svg": b"new"})
+    assert sorted(p.name for p in target.iterdir()) == ["new.svg"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["generated"]
+
+
+def test_manifest_lists_every_file_hash(tmp_path: Path) -> None:
+    entry = Cache(tmp_path).store("engine", "k", FILES)
+    manifest = json.loads((entry / MANIFEST).read_text())
+    assert sorted(manifest) == sorted(FILES)
+    assert all(len(digest) == 64 for digest in manifest.values())
+
+
+# ---- the real keys and the real generate step ----
+
+
+def fake_root(tmp_path: Path) -> Path:
+    """A project root holding copies of the sources the keys hash."""
+    root = tmp_path / "root"
+    for name in ("diagrams", "engine"):
+        shutil.copytree(ROOT / name, root / name,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def golden_trace(max_error: str = "3e-10"):
+    """The golden trace with its worst gradient-check error set to ``max_error``."""
+    text = re.sub(r"max-error=\S+", f"max-error={max_error}", GOLDEN.read_text())
+    return parse_trace(text, str(GOLDEN))
+
+
+def test_engine_key_follows_engine_sources(tmp_path: Path) -> None:
+    root = fake_root(tmp_path)
+    before = pipeline.engine_key(root)
+    assert pipeline.engine_key(root) == before
+    (root / "diagrams" / "cache.py").write_text("# the site side is not an engine input\n")
+    assert pipeline.engine_key(root) == before
+    with (root / "engine" / "__init__.py").open("a") as f:
+        f.write("\n# changed\n")
+    assert pipeline.engine_key(root) != before
+
+
+def test_generated_key_follows_trace_sources_and_templates(tmp_path: Path) -> None:
+    root = fake_root(tmp_path)
+    before = pipeline.generated_key(root, golden_trace())
+    assert pipeline.generated_key(root, golden_trace("4e-10")) != before
+    template = root / "diagrams" / "templates" / "probe.html.j2"
+    template.parent.mkdir(exist_ok=True)
+    template.write_text("probe")
+    after_template = pipeline.generated_key(root, golden_trace())
+    assert after_template != before
+    with (root / "engine" / "__init__.py").open("a") as f:
+        f.write("\n# changed\n")
+    assert pipeline.generated_key(root, golden_trace()) != after_template
+
+
+def test_generate_hits_misses_and_repairs(tmp_path: Path) -> None:
+    cache, target = Cache(tmp_path / "cache"), tmp_path / "generated"
+    assert pipeline.generate(ROOT, golden_trace(), target, cache) == "miss"
+    fresh = {p.name: p.read_bytes() for p in target.iterdir()}
+    assert {"forward.svg", "backward.svg", "checks.svg", "stack.svg"} <= set(fresh)
+    assert pipeline.generate(ROOT, golden_trace(), target, cache) == "hit"
+    entry = next((tmp_path / "cache").glob("generated-*"))
+    (entry / "forward.svg").write_text("<svg>stale</svg>")
+    assert pipeline.generate(ROOT, golden_trace(), target, cache).startswith("rebuilt (hash")
+    assert {p.name: p.read_bytes() for p in target.iterdir()} == fresh
+    assert pipeline.generate(ROOT, golden_trace("4e-10"), target, cache) == "miss"

@@ -1,0 +1,214 @@
+"""Tests for diagrams/site_hook.py: pages as Jinja templates over the trace.
+
+The hook is the only path from trace to page, so these tests pin what a page may use, that
+every failure names the page file and line, and that the hook keeps the site offline and free
+of tool version strings.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from mkdocs.config import load_config
+from mkdocs.structure.files import Files
+
+from diagrams import site_hook
+from diagrams.errors import SiteError
+from diagrams.site_hook import (
+    HookError,
+    PageError,
+    SiteContext,
+    fenced,
+    front_matter_lines,
+    render_page,
+    strip_generator,
+)
+from diagrams.trace import load_trace
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = ROOT / "tests" / "golden" / "residual-connections-v1.trace"
+
+
+@pytest.fixture
+def fixture_trace(tmp_path: Path) -> Path:
+    path = tmp_path / "residual-connections-v1.trace"
+    path.write_text(GOLDEN.read_text().replace("MAXERR", "3e-10"))
+    return path
+
+
+@pytest.fixture
+def context(tmp_path: Path, fixture_trace: Path) -> SiteContext:
+    generated = tmp_path / "generated"
+    generated.mkdir()
+    (generated / "forward.svg").write_text(
+        '<svg class="residual-diagram"><title>Forward &amp; merge</title>\n\n<g/></svg>\n')
+    (generated / "stack.html").write_text('<table class="traced-table"></table>\n')
+    return SiteContext(load_trace(fixture_trace), fixture_trace, "report line\n", generated)
+
+
+def render(context: SiteContext, source: str, offset: int = 0) -> str:
+    return render_page(source, "docs/page.md", context.page_globals(), offset)
+
+
+def test_tv_inserts_a_traced_span_with_its_provenance(context: SiteContext) -> None:
+    source = 'y = {{ tv("FORWARD.output") }} and {{ tv("STACK[4].residual", "fixed6") }}'
+    out = render(context, source)
+    assert 'data-trace="FORWARD.output"' in out
+    assert 'data-trace="STACK[4].residual"' in out and 'data-format="fixed6"' in out
+    assert "[1, \u22123.25]" in out  # display formatting comes from diagrams.format
+
+
+def test_markdown_attr_lists_survive_and_page_comments_vanish(context: SiteContext) -> None:
+    out = render(context, "## Heading {#anchor}\n<#-- a note for authors --#>\ntext\n")
+    assert out == "## Heading {#anchor}\n\ntext\n"
+
+
+def test_trace_is_available_for_conditionals(context: SiteContext) -> None:
+    out = render(context, "{% if trace.resolve('REPLAY.bitwise') %}replayed{% endif %}")
+    assert out == "replayed"
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "fragment"),
+    [
+        ("ok\nok\n{{ tv('FORWARD.nope') }}\n", 3, "FORWARD.nope"),
+        ("ok\n\n\n{{ undefined_name }}\n", 4, "undefined_name"),
+        ("ok\n{{ trace.no_such_record }}\n", 2, "no_such_record"),
+        ("ok\n{% if %}\n", 2, ""),
+        ("{{ diagram('nowhere') }}", 1, "unknown diagram 'nowhere' (known: forward)"),
+        ("\n{{ table('nowhere') }}", 2, "unknown table 'nowhere' (known: stack)"),
+        ("{{ tv('FORWARD.output', 'fancy') }}", 1, "fancy"),
+    ],
+)
+def test_every_failure_names_the_page_and_line(
+    context: SiteContext, source: str, line: int, fragment: str
+) -> None:
+    with pytest.raises(PageError) as caught:
+        render(context, source)
+    err = caught.value
+    assert isinstance(err, SiteError)
+    assert (err.path, err.line) == ("docs/page.md", line)
+    assert str(err).startswith(f"docs/page.md:{line}: ")
+    assert fragment in str(err) and "\n" not in str(err)
+
+
+def test_line_numbers_count_the_front_matter(context: SiteContext) -> None:
+    raw = "---\ntitle: x\n---\n\nbody\n{{ nope }}\n"
+    markdown = "body\n{{ nope }}\n"
+    offset = front_matter_lines(raw, markdown)
+    assert offset == 4
+    with pytest.raises(PageError) as caught:
+        render(context, markdown, offset)
+    assert caught.value.line == 6
+
+
+def test_diagrams_are_wrapped_for_scrolling_and_labelled(context: SiteContext) -> None:
+    out = render(context, "{{ diagram('forward') }}")
+    assert out.startswith('<div class="diagram-scroll" tabindex="0" role="region" '
+                          'aria-label="Forward &amp; merge">')
+    assert "\n\n" not in out  # a blank line would end Markdown's raw HTML block
+    table = render(context, "{{ table('stack') }}")
+    assert '<table class="traced-table">' in table and "md-typeset__scrollwrap" in table
+
+
+def test_raw_trace_and_report_are_code_blocks(context: SiteContext) -> None:
+    out = render(context, "{{ raw_trace() }}")
+    assert out.startswith("\n```text\nTRACE residual-connections-v1 BEGIN\n")
+    assert out.endswith("TRACE residual-connections-v1 END\n```\n")
+    assert render(context, "{{ learner_report() }}") == "\n```text\nreport line\n```\n"
+    no_report = SiteContext(context.trace, context.trace_path, None, context.generated)
+    assert render(no_report, "[{{ learner_report() }}]") == "[]"
+
+
+def test_a_code_block_cannot_be_closed_from_inside() -> None:
+    hostile = "name=```\n````\n<script>alert(1)</script>"
+    block = fenced(hostile, "text")
+    fence = block.strip().splitlines()[0][: -len("text")]
+    assert fence == "`" * 5
+    assert block.count(fence) == 2
+
+
+def test_autoescape_keeps_hostile_values_inert(context: SiteContext) -> None:
+    out = render_page("{{ value }}", "docs/page.md", {"value": "<b>&</b>"})
+    assert out == "&lt;b&gt;&amp;&lt;/b&gt;"
+
+
+def test_generator_meta_is_removed() -> None:
+    page = ('<head>\n  <meta name="viewport" content="x">\n'
+            '  <meta name="generator" content="mkdocs-1.6.1, mkdocs-material-9.8.2">\n</head>')
+    out = strip_generator(page)
+    assert "generator" not in out and "viewport" in out
+
+
+# ---- the MkDocs events ----
+
+
+@pytest.fixture
+def hook_env(monkeypatch: pytest.MonkeyPatch, context: SiteContext) -> SiteContext:
+    monkeypatch.setenv("RESIDUAL_TRACE", str(context.trace_path))
+    monkeypatch.setenv("RESIDUAL_GENERATED", str(context.generated))
+    monkeypatch.setenv("RESIDUAL_REPORT", "")
+    return context
+
+
+def fake_config(polyfills: list[str]) -> SimpleNamespace:
+    return SimpleNamespace(config_file_path=str(ROOT / "mkdocs.yml"),
+                           extra={"polyfills": polyfills})
+
+
+def test_on_config_loads_the_context_and_drops_remote_scripts(hook_env: SiteContext) -> None:
+    config = site_hook.on_config(fake_config(["https://unpkg.com/iframe-worker/shim"]))
+    assert all("://" not in p for p in config.extra["polyfills"])
+    loaded = site_hook._state["context"]
+    assert loaded.trace.text == hook_env.trace.text and loaded.report is None
+
+
+def test_on_config_reports_a_bad_trace_on_one_line(
+    hook_env: SiteContext, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.trace"
+    bad.write_text("TRACE residual-connections-v1 BEGIN\n")
+    monkeypatch.setenv("RESIDUAL_TRACE", str(bad))
+    with pytest.raises(HookError) as caught:
+        site_hook.on_config(fake_config([]))
+    assert str(caught.value).startswith(f"{bad}:")
+    monkeypatch.setenv("RESIDUAL_TRACE", str(tmp_path / "missing.trace"))
+    with pytest.raises(HookError, match="trace not found"):
+        site_hook.on_config(fake_config([]))
+
+
+def test_on_files_vendors_katex_and_publishes_the_trace(
+    hook_env: SiteContext, tmp_path: Path
+) -> None:
+    config = load_config(config_file=str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "s"))
+    # Through MkDocs' plugin collection, as in a build (the hook is loaded from mkdocs.yml).
+    config = config.plugins.on_config(config)
+    files = config.plugins.on_files(Files([]), config=config)
+    uris = {f.src_uri for f in files}
+    assert {"assets/vendor/katex/katex.min.js", "assets/vendor/katex/katex.min.css",
+            site_hook.TRACE_URL} <= uris
+    assert any(re.fullmatch(r"assets/vendor/katex/fonts/KaTeX_Main-Regular\.woff2", u)
+               for u in uris)
+    trace_file = next(f for f in files if f.src_uri == site_hook.TRACE_URL)
+    assert Path(trace_file.abs_src_path) == hook_env.trace_path
+
+
+@pytest.mark.slow
+def test_plain_mkdocs_build_regenerates_through_the_cache(
+    tmp_path: Path, fixture_trace: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RESIDUAL_")}
+    env.update(RESIDUAL_TRACE=str(fixture_trace), RESIDUAL_REPORT="")
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "s")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    index = (tmp_path / "s" / "index.html").read_text()
+    assert 'data-trace="FORWARD.output"' in index and 'class="residual-diagram' in index
+    assert (ROOT / "build" / "generated" / "KEY").is_file()
