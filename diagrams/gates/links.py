@@ -1,0 +1,184 @@
+"""Links and anchors, checked offline on the built HTML (gate name "links").
+
+Contract, for every built HTML page and every stylesheet:
+- every site-internal URL in `href`, `src`, `srcset`, `poster`, `data` or `xlink:href`
+  resolves to a file of the site (a directory means its `index.html`; `..` may not leave
+  the site); a `#fragment` on an HTML target must name an `id` (or `<a name>`) there;
+- a *resource* (anything the browser fetches by itself: images, scripts, stylesheets,
+  icons, frames, media, CSS `url()`) must be site-local: an absolute `http(s)://` or `//`
+  URL is a finding, because the site must make no external request;
+- external navigation links (`<a href="https://...">`) are allowed and never fetched;
+- an `id` defined twice on a page is a finding (its fragment would be ambiguous).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urlsplit
+
+from diagrams.gates.pages import Finding, attr, html_pages, shorten
+
+GATE = "links"
+URL_ATTRS = ("href", "src", "srcset", "poster", "data", "xlink:href")
+# <link rel=...> values whose target the browser fetches on its own.
+FETCHED_RELS = frozenset({
+    "stylesheet", "icon", "shortcut", "apple-touch-icon", "mask-icon", "manifest",
+    "preload", "prefetch", "modulepreload", "preconnect", "dns-prefetch",
+})
+SKIPPED_SCHEMES = frozenset({"mailto", "tel", "javascript", "data", "blob", "about"})
+CSS_URL = re.compile(r"""url\(\s*(['"]?)([^'")]+)\1\s*\)|@import\s+(['"])([^'"]+)\3""")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One URL found in a page: where, what, and whether the browser fetches it itself."""
+
+    page: str
+    line: int
+    url: str
+    resource: bool
+
+
+def check_links(site_dir: Path) -> list[Finding]:
+    """Check every reference of every page and stylesheet under `site_dir`."""
+    anchors: dict[str, frozenset[str]] = {}
+    references: list[Reference] = []
+    findings: list[Finding] = []
+    for page, text in html_pages(site_dir):
+        parser = _LinkParser(page)
+        parser.feed(text)
+        parser.close()
+        anchors[page] = frozenset(parser.ids)
+        references.extend(parser.references)
+        findings.extend(parser.findings)
+    for css in sorted(site_dir.rglob("*.css")):
+        references.extend(css_references(site_dir, css))
+    for ref in references:
+        problem = check_reference(site_dir, anchors, ref)
+        if problem:
+            findings.append(Finding(ref.page, ref.line, GATE, problem))
+    return sorted(findings, key=Finding.sort_key)
+
+
+def css_references(site_dir: Path, css: Path) -> list[Reference]:
+    """Every `url(...)` and `@import` of a stylesheet: all are resources."""
+    page = css.relative_to(site_dir).as_posix()
+    text = css.read_text(encoding="utf-8", errors="replace")
+    refs = []
+    for match in CSS_URL.finditer(text):
+        url = (match.group(2) or match.group(4) or "").strip()
+        line = text.count("\n", 0, match.start()) + 1
+        refs.append(Reference(page, line, url, resource=True))
+    return refs
+
+
+def check_reference(site_dir: Path, anchors: dict[str, frozenset[str]], ref: Reference) -> str:
+    """Why `ref` is broken, or "" when it is fine."""
+    parts = urlsplit(ref.url.strip())
+    if parts.scheme.lower() in SKIPPED_SCHEMES:
+        return ""
+    if parts.scheme or parts.netloc:
+        if ref.resource:
+            return f"external resource {shorten(ref.url)!r}: the site must make no external request"
+        return ""  # navigation away from the site is allowed and not fetched
+    target = _target(ref.page, unquote(parts.path))
+    if target is None:
+        return f"link {shorten(ref.url)!r} leaves the site"
+    file = site_dir / target
+    if file.is_dir():
+        target = (PurePosixPath(target) / "index.html").as_posix()
+        file = site_dir / target
+    if not file.is_file():
+        return f"broken link {shorten(ref.url)!r}: no file site/{target}"
+    fragment = unquote(parts.fragment)
+    if fragment and target in anchors and fragment not in anchors[target]:
+        return f"broken anchor {shorten(ref.url)!r}: no id {fragment!r} in site/{target}"
+    return ""
+
+
+def _target(page: str, path: str) -> str | None:
+    """The site-relative file a URL path points to from `page`, or None if outside the site."""
+    if not path:
+        return page
+    base = PurePosixPath() if path.startswith("/") else PurePosixPath(page).parent
+    parts: list[str] = list(base.parts)
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/".join(parts) or "."
+
+
+class _LinkParser(HTMLParser):
+    """Collects one page's ids and URL references."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.page = page
+        self.ids: dict[str, int] = {}
+        self.references: list[Reference] = []
+        self.findings: list[Finding] = []
+        self.in_style = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        line = self.getpos()[0]
+        self._anchor(attr(attrs, "id"), line)
+        if tag == "a":
+            self._anchor(attr(attrs, "name"), line, duplicate_ok=True)
+        resource = _is_resource(tag, attrs)
+        for name in URL_ATTRS:
+            value = attr(attrs, name)
+            if name == "data" and tag != "object":
+                continue  # only <object data> is a URL
+            if value is None or not value.strip():
+                continue
+            urls = _srcset_urls(value) if name == "srcset" else [value]
+            for url in urls:
+                self.references.append(Reference(self.page, line, url, resource))
+        if tag == "style":
+            self.in_style = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "style":
+            self.in_style = False
+
+    def handle_data(self, data: str) -> None:
+        if not self.in_style:
+            return
+        line = self.getpos()[0]
+        for match in CSS_URL.finditer(data):
+            url = (match.group(2) or match.group(4) or "").strip()
+            self.references.append(Reference(self.page, line, url, resource=True))
+
+    def _anchor(self, name: str | None, line: int, duplicate_ok: bool = False) -> None:
+        if not name:
+            return
+        if name in self.ids and not duplicate_ok:
+            self.findings.append(
+                Finding(self.page, line, GATE, f"duplicate id {name!r} (first on line "
+                        f"{self.ids[name]})")
+            )
+        self.ids.setdefault(name, line)
+
+
+def _is_resource(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
+    """Whether the browser fetches this element's URL without a click."""
+    if tag == "a" or tag == "area":
+        return False
+    if tag == "link":
+        rels = set((attr(attrs, "rel") or "").lower().split())
+        return bool(rels & FETCHED_RELS)
+    return True
+
+
+def _srcset_urls(value: str) -> list[str]:
+    """The URLs of a `srcset` list (`url [descriptor], ...`)."""
+    return [item.split()[0] for item in value.split(",") if item.strip()]

@@ -1,0 +1,168 @@
+"""Playwright plumbing for the real-browser gate (tests/test_browser.py).
+
+Contract: `launch()` starts Debian's Chromium (`/usr/bin/chromium`, never a Playwright
+download) headless and offline-minded; when Chromium, Playwright or axe-core is missing it
+fails the test under CI (`CI=true`) and skips it elsewhere. `visit()` opens one page in a fresh
+browser context and records every request, every console error, page error, failed request
+and HTTP error; requests to any host but 127.0.0.1 are recorded and aborted, never sent.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+SCREENSHOTS = ROOT / "build" / "screenshots"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+LOCAL_SCHEMES = frozenset({"data", "blob", "about"})
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+def unavailable(reason: str) -> None:
+    """Fail under CI (the browser gate must never be skipped there), skip elsewhere."""
+    if in_ci():
+        pytest.fail(f"browser gate cannot run in CI: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@contextmanager
+def launch() -> Iterator[Any]:
+    """Yield a headless Chromium `Browser` driven by Playwright."""
+    try:
+        from playwright.sync_api import Error, sync_playwright
+    except ImportError:
+        unavailable("Python Playwright is not installed (pip install -e '.[dev]')")
+    if not CHROMIUM.exists():
+        unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
+    if not AXE.is_file():
+        unavailable(f"{AXE} is missing (npm ci)")
+    with sync_playwright() as playwright:
+        try:
+            browser = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+            )
+        except Error as err:
+            unavailable(f"Chromium did not start: {err}")
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def is_local(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in LOCAL_SCHEMES or parts.hostname == "127.0.0.1"
+
+
+@dataclass
+class Visit:
+    """One page opened in its own context, with everything the page asked for or complained."""
+
+    page: Any
+    requests: list[str] = field(default_factory=list)
+    external: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def assert_clean(self) -> None:
+        assert self.external == [], f"requests to other hosts: {self.external}"
+        assert self.problems == [], "console errors or failed requests:\n" + "\n".join(
+            self.problems
+        )
+
+
+def _watch(context: Any, visit: Visit) -> None:
+    def route(route: Any) -> None:
+        if is_local(route.request.url):
+            route.continue_()
+        else:
+            visit.external.append(route.request.url)
+            route.abort()
+
+    def on_console(message: Any) -> None:
+        if message.type == "error":
+            visit.problems.append(f"console error: {message.text} ({message.location})")
+
+    def on_failed(request: Any) -> None:
+        if is_local(request.url):
+            visit.problems.append(f"request failed: {request.url} ({request.failure})")
+
+    def on_response(response: Any) -> None:
+        if response.status >= 400:
+            visit.problems.append(f"HTTP {response.status}: {response.url}")
+
+    context.route("**/*", route)
+    context.on("request", lambda request: visit.requests.append(request.url))
+    context.on("requestfailed", on_failed)
+    context.on("response", on_response)
+    context.on("console", on_console)
+    context.on("weberror", lambda error: visit.problems.append(f"page error: {error.error}"))
+
+
+@contextmanager
+def visit(browser: Any, url: str, viewport: dict[str, int] = DESKTOP) -> Iterator[Visit]:
+    """Open `url` in a fresh context (empty storage, light system theme) and record it."""
+    context = browser.new_context(
+        viewport=viewport, color_scheme="light", service_workers="block", locale="en-US"
+    )
+    context.set_default_timeout(15_000)
+    record = Visit(page=None)
+    _watch(context, record)
+    try:
+        record.page = context.new_page()
+        record.page.goto(url, wait_until="networkidle")
+        yield record
+    finally:
+        context.close()
+
+
+def scheme(page: Any) -> str:
+    return page.evaluate("document.body.getAttribute('data-md-color-scheme')") or ""
+
+
+def toggle_palette(page: Any) -> str:
+    """Click the visible palette toggle; returns the new colour scheme once it has changed."""
+    before = scheme(page)
+    toggle = page.locator("form[data-md-component=palette] label:visible")
+    assert toggle.count() == 1, f"expected one visible palette toggle, found {toggle.count()}"
+    toggle.first.click()
+    page.wait_for_function(
+        "before => document.body.getAttribute('data-md-color-scheme') !== before", arg=before
+    )
+    return scheme(page)
+
+
+def set_scheme(page: Any, wanted: str) -> None:
+    """Click the palette toggle until the page shows colour scheme `wanted`."""
+    for _ in range(4):
+        if scheme(page) == wanted:
+            return
+        toggle_palette(page)
+    raise AssertionError(f"palette toggle never reached scheme {wanted!r} (at {scheme(page)!r})")
+
+
+def run_axe(page: Any) -> list[dict[str, Any]]:
+    """axe-core violations on the page: rule id, impact, help and node targets."""
+    page.add_script_tag(path=str(AXE))
+    return page.evaluate(
+        """async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+            .map(v => ({id: v.id, impact: v.impact, help: v.help,
+                        targets: v.nodes.map(n => n.target.join(' '))}))"""
+    )

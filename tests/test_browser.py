@@ -1,0 +1,233 @@
+"""The real-browser gate: the built site, served on 127.0.0.1, in Debian's Chromium.
+
+For every page in light and dark: no request leaves 127.0.0.1, no console error or failed
+request, math rendered by KaTeX without errors, every diagram visible with a nonzero size,
+every collapsible answer opens, axe-core finds no violation in our content, and a screenshot
+goes to build/screenshots/. Separately: the palette toggle switches and persists, search finds
+words, and a phone-width viewport needs no horizontal scrolling. Under CI these tests fail
+rather than skip when the browser cannot run (tests/browser_support.py).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import browser_support
+import pytest
+import site_support
+from browser_support import (
+    PHONE,
+    SCREENSHOTS,
+    launch,
+    run_axe,
+    scheme,
+    set_scheme,
+    toggle_palette,
+    visit,
+)
+
+pytestmark = pytest.mark.browser
+
+PAGES = ("index.html", "trace.html", "building.html", "404.html")
+THEMES = {"light": "default", "dark": "slate"}
+# axe-core findings in markup the theme owns, not our content: (rule, selector part, reason).
+THEME_OWNED: tuple[tuple[str, str, str], ...] = (
+    ("aria-dialog-name", ".md-search",
+     "Material's search overlay is a role=dialog without an accessible name"),
+    ("color-contrast", ".md-copyright",
+     "Material's footer credit line (#7f7f7f on #171717, 4.47:1)"),
+    ("landmark-unique", ".md-code__nav",
+     "the copy-to-clipboard <nav> Material's JavaScript adds to every code block, unnamed"),
+)
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return site_support.built_site(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def site_url(built_site: Path) -> Iterator[str]:
+    with site_support.serve(built_site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with launch() as chromium:
+        yield chromium
+
+
+def url_of(site_url: str, page: str) -> str:
+    return site_url + page.removesuffix("index.html")
+
+
+def test_missing_browser_fails_under_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(browser_support, "CHROMIUM", Path("/nonexistent/chromium"))
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="cannot run in CI"), launch():
+        pass
+    monkeypatch.setenv("CI", "")
+    with pytest.raises(pytest.skip.Exception, match="chromium is missing"), launch():
+        pass
+
+
+def test_every_built_page_is_covered(built_site: Path) -> None:
+    pages = sorted(p.relative_to(built_site).as_posix() for p in built_site.rglob("*.html"))
+    assert pages == sorted(PAGES), "update PAGES so the browser gate sees every page"
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("page", PAGES)
+def test_page_renders(browser: Any, site_url: str, page: str, theme: str) -> None:
+    with visit(browser, url_of(site_url, page)) as seen:
+        tab = seen.page
+        set_scheme(tab, THEMES[theme])
+        assert_math_rendered(tab, required=page == "index.html")
+        assert_diagrams_visible(tab, required=page == "index.html")
+        assert_answers_open(tab, required=page == "index.html")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        slug = page.removesuffix(".html").replace("/", "-")
+        tab.screenshot(path=str(SCREENSHOTS / f"{slug}-{theme}.png"), full_page=True)
+        assert_no_content_violations(run_axe(tab))
+        assert scheme(tab) == THEMES[theme]
+        seen.assert_clean()
+
+
+def assert_math_rendered(tab: Any, required: bool) -> None:
+    count = tab.locator("article .arithmatex").count()
+    assert count > 0 or not required, "the chapter should contain math"
+    # docs/assets/js/katex-init.js renders each formula or marks it .math-error.
+    tab.wait_for_function(
+        """() => [...document.querySelectorAll('article .arithmatex')]
+             .every(e => e.querySelector('.katex') || e.classList.contains('math-error'))"""
+    )
+    failed = tab.locator("article .math-error, .katex-error")
+    assert failed.count() == 0, f"math not rendered: {failed.all_text_contents()}"
+
+
+def assert_diagrams_visible(tab: Any, required: bool) -> None:
+    diagrams = tab.locator("article svg.residual-diagram")
+    assert diagrams.count() > 0 or not required, "the chapter should contain diagrams"
+    for i in range(diagrams.count()):
+        diagram = diagrams.nth(i)
+        label = diagram.get_attribute("aria-labelledby") or i
+        assert diagram.is_visible(), f"diagram {label} is not visible"
+        diagram.scroll_into_view_if_needed()
+        box = diagram.bounding_box()
+        assert box and box["width"] > 0 and box["height"] > 0, f"diagram {label} box {box}"
+
+
+def assert_answers_open(tab: Any, required: bool) -> None:
+    answers = tab.locator("article details")
+    assert answers.count() > 0 or not required, "the chapter should hide answers in <details>"
+    for i in range(answers.count()):
+        answer = answers.nth(i)
+        if not answer.evaluate("d => d.open"):
+            answer.locator("summary").first.click()
+        assert answer.evaluate("d => d.open"), f"answer {i} did not open"
+        assert answer.locator("summary + *").first.is_visible(), f"answer {i} shows nothing"
+
+
+def assert_no_content_violations(violations: list[dict[str, Any]]) -> None:
+    ours = []
+    for violation in violations:
+        for target in violation["targets"]:
+            owned = any(rule == violation["id"] and part in target
+                        for rule, part, _ in THEME_OWNED)
+            if not owned:
+                ours.append(f"{violation['id']} ({violation['impact']}): {violation['help']}"
+                            f" at {target}")
+    assert ours == [], "axe-core violations in our content:\n" + "\n".join(ours)
+
+
+BROKEN = (
+    r'<p><span class="arithmatex">\(\frac{\)</span></p>'
+    '<svg class="residual-diagram" style="display:none"><text>x</text></svg>'
+    '<details class="question"><summary>Why?</summary></details>'
+    '<img src="https://example.org/pixel.png" alt="">'
+    '<img src="assets/images/favicon.png">'
+)
+
+
+@pytest.fixture(scope="module")
+def broken_url(built_site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A copy of the site whose chapter has each defect the browser gate must catch."""
+    site = Path(shutil.copytree(built_site, tmp_path_factory.mktemp("broken") / "site"))
+    index = site / "index.html"
+    html = index.read_text(encoding="utf-8")
+    assert html.count("</article>") == 1
+    index.write_text(html.replace("</article>", BROKEN + "</article>"), encoding="utf-8")
+    with site_support.serve(site) as url:
+        yield url
+
+
+def test_browser_gate_catches_each_defect(browser: Any, broken_url: str) -> None:
+    with visit(browser, broken_url) as seen:
+        tab = seen.page
+        with pytest.raises(AssertionError, match="math not rendered"):
+            assert_math_rendered(tab, required=True)
+        with pytest.raises(AssertionError, match="is not visible"):
+            assert_diagrams_visible(tab, required=True)
+        with pytest.raises(AssertionError, match="shows nothing"):
+            assert_answers_open(tab, required=True)
+        with pytest.raises(AssertionError, match="image-alt"):
+            assert_no_content_violations(run_axe(tab))
+        assert seen.external == ["https://example.org/pixel.png"]
+        assert any("KaTeX could not render" in problem for problem in seen.problems)
+        with pytest.raises(AssertionError, match="requests to other hosts"):
+            seen.assert_clean()
+
+
+def test_palette_toggle_switches_and_persists(browser: Any, site_url: str) -> None:
+    with visit(browser, site_url) as seen:
+        tab = seen.page
+        assert scheme(tab) == "default"
+        assert toggle_palette(tab) == "slate"
+        tab.reload(wait_until="networkidle")
+        assert scheme(tab) == "slate", "the chosen palette should survive a reload"
+        tab.goto(url_of(site_url, "trace.html"), wait_until="networkidle")
+        assert scheme(tab) == "slate", "the chosen palette should hold on other pages"
+        assert toggle_palette(tab) == "default"
+        seen.assert_clean()
+
+
+@pytest.mark.parametrize(("word", "page"), [("residual", "index.html"), ("grammar", "trace.html")])
+def test_search_finds_words(browser: Any, site_url: str, word: str, page: str) -> None:
+    with visit(browser, site_url) as seen:
+        tab = seen.page
+        # Material's worker replaces "Initializing search" once the index is loaded.
+        tab.wait_for_function(
+            "() => !/initializ/i.test(document.querySelector('.md-search-result__meta')"
+            ".textContent)"
+        )
+        query = tab.locator("input.md-search__input")
+        query.click()
+        query.press_sequentially(word, delay=30)  # Material reacts to key events, not fill()
+        results = tab.locator(".md-search-result__item a")
+        tab.wait_for_function(
+            "() => document.querySelectorAll('.md-search-result__item a').length > 0"
+        )
+        hrefs = [results.nth(i).get_attribute("href") or "" for i in range(results.count())]
+        paths = {urlsplit(urljoin(tab.url, href)).path for href in hrefs}
+        assert "/" + page in paths, f"no result for {word!r} on {page}: {hrefs}"
+        results.first.click()
+        tab.wait_for_url(f"**/{page}*")
+        tab.locator("article mark").first.wait_for()  # search.highlight marks the word
+        seen.assert_clean()
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_phone_width_needs_no_horizontal_scroll(browser: Any, site_url: str, page: str) -> None:
+    with visit(browser, url_of(site_url, page), viewport=PHONE) as seen:
+        tab = seen.page
+        width = tab.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        slug = page.removesuffix(".html").replace("/", "-")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        tab.screenshot(path=str(SCREENSHOTS / f"{slug}-phone.png"), full_page=True)
+        assert width[0] <= width[1], f"page is {width[0]}px wide in a {width[1]}px viewport"
+        seen.assert_clean()

@@ -1,0 +1,152 @@
+"""Tests for the offline link and anchor gate (diagrams/gates/links.py).
+
+A small synthetic site pins each rule (one deliberately broken reference per case); the slow
+tests run the gate over a really built site, untampered and with a broken link, image and
+anchor added.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import site_support
+
+from diagrams.gates import run_gates
+from diagrams.gates.links import check_links
+from diagrams.trace import parse_trace
+
+INDEX = """<!doctype html>
+<html><head>
+<link rel="stylesheet" href="assets/style.css">
+<link rel="canonical" href="https://example.org/residual/">
+<link rel="icon" href="assets/icon.png">
+<script src="assets/app.js"></script>
+<style>.x { background: url("assets/icon.png"); }</style>
+</head><body>
+<h1 id="top">Residual</h1>
+<a href="#top">top</a> <a href="#">nowhere in particular</a>
+<a href="trace/">trace</a> <a href="trace/index.html#grammar">grammar</a>
+<a href="./trace/?q=1#grammar">query</a> <a href="caf%C3%A9.html#caf%C3%A9">café</a>
+<a href="https://arxiv.org/abs/1512.03385">paper</a> <a href="mailto:a@example.org">mail</a>
+<img src="img/a.png" alt="a" srcset="img/a.png 1x, img/a.png 2x">
+<svg><a xlink:href="#top"><text>up</text></a><use href="#top"/></svg>
+<a href="residual.trace" download>trace file</a>
+<!--EXTRA-->
+</body></html>
+"""
+
+TRACE_PAGE = """<!doctype html><html><body>
+<h2 id="grammar">Grammar</h2><a name="old-grammar"></a>
+<a href="../">home</a> <a href="../index.html#top">top</a> <a href="/trace/#old-grammar">self</a>
+</body></html>
+"""
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    files = {
+        "index.html": INDEX,
+        "trace/index.html": TRACE_PAGE,
+        "café.html": '<p id="café">é</p>',
+        "assets/style.css": "@font-face { src: url(../fonts/a.woff2) format('woff2'); }\n"
+        ".i { background: url('icon.png') } .d { background: url(data:image/png;base64,AA==) }",
+        "assets/app.js": "",
+        "assets/icon.png": "",
+        "fonts/a.woff2": "",
+        "img/a.png": "",
+        "residual.trace": "",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def _add(site: Path, html: str) -> int:
+    """Add `html` to the index page; returns its line number."""
+    text = (site / "index.html").read_text(encoding="utf-8")
+    (site / "index.html").write_text(text.replace("<!--EXTRA-->", html), encoding="utf-8")
+    return text.splitlines().index("<!--EXTRA-->") + 1
+
+
+def test_clean_site_passes(site: Path) -> None:
+    assert check_links(site) == []
+
+
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [
+        ('<a href="nope/">missing page</a>', "broken link 'nope/': no file site/nope"),
+        ('<img src="img/missing.png" alt="">', "broken link 'img/missing.png'"),
+        ('<a href="#nowhere">x</a>', "broken anchor '#nowhere': no id 'nowhere' in site/index"),
+        ('<a href="trace/#nothere">x</a>', "no id 'nothere' in site/trace/index.html"),
+        ('<a href="../../etc/passwd">x</a>', "leaves the site"),
+        ('<script src="https://cdn.example.org/katex.js"></script>', "external resource"),
+        ('<link rel="stylesheet" href="//fonts.example.org/a.css">', "external resource"),
+        ('<iframe src="http://example.org/"></iframe>', "external resource"),
+        ('<img srcset="img/a.png 1x, https://example.org/b.png 2x" alt="">', "external resource"),
+        ('<style>@import "https://fonts.example.org/x.css";</style>', "external resource"),
+        ('<p id="top">again</p>', "duplicate id 'top'"),
+    ],
+)
+def test_each_broken_reference_is_reported(site: Path, html: str, expected: str) -> None:
+    line = _add(site, html)
+    findings = check_links(site)
+    assert len(findings) == 1, findings
+    assert expected in findings[0].message
+    assert (findings[0].page, findings[0].line, findings[0].gate) == ("index.html", line, "links")
+
+
+@pytest.mark.parametrize(
+    ("css", "expected"),
+    [
+        ("@font-face { src: url(https://fonts.gstatic.com/a.woff2); }", "external resource"),
+        ("a { background: url('missing.png') }", "broken link 'missing.png'"),
+    ],
+)
+def test_stylesheet_urls_are_checked(site: Path, css: str, expected: str) -> None:
+    (site / "assets" / "extra.css").write_text("\n" + css, encoding="utf-8")
+    findings = check_links(site)
+    assert len(findings) == 1, findings
+    assert expected in findings[0].message
+    assert (findings[0].page, findings[0].line) == ("assets/extra.css", 2)
+
+
+# --- the real site ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return site_support.built_site(tmp_path_factory)
+
+
+@pytest.mark.slow
+def test_real_site_links_pass(built_site: Path) -> None:
+    findings = check_links(built_site)
+    assert findings == [], "\n".join(map(str, findings))
+
+
+@pytest.mark.slow
+def test_real_site_broken_link_image_and_anchor_fail_the_gates(
+    built_site: Path, tmp_path: Path
+) -> None:
+    site = Path(shutil.copytree(built_site, tmp_path / "site"))
+    page = site / "trace.html"
+    html = page.read_text(encoding="utf-8")
+    broken = (
+        '<a href="no-such-page.html">a</a>'
+        '<img src="assets/images/missing.png" alt="">'
+        '<a href="index.html#no-such-anchor">b</a>'
+    )
+    assert html.count("</article>") == 1
+    page.write_text(html.replace("</article>", f"<p>{broken}</p></article>"), encoding="utf-8")
+    trace = parse_trace(site_support.golden_text())
+    findings = run_gates(site, trace)
+    messages = [str(f) for f in findings]
+    assert len(findings) == 3, messages
+    assert all(m.startswith("site/trace.html:") and "[links]" in m for m in messages)
+    assert any("no-such-page" in m for m in messages)
+    assert any("missing.png" in m for m in messages)
+    assert any("no id 'no-such-anchor' in site/index.html" in m for m in messages)
