@@ -33,7 +33,6 @@ from diagrams.trace import load_trace
 
 ROOT = Path(__file__).resolve().parent
 BUILD = ROOT / "build"
-TRACE_DIR = BUILD / "trace"
 
 
 class Progress:
@@ -67,6 +66,7 @@ def shown(path: Path) -> str:
 
 def engine_phase(args: argparse.Namespace, cache: Cache, progress: Progress) -> dict[str, str]:
     """Run (or skip) the engine; return the hook's trace/report environment."""
+    trace_dir = args.build_dir / "trace"
     with progress.phase("engine") as notes:
         if args.trace is not None:
             report = args.report or args.trace.with_name(pipeline.REPORT_NAME)
@@ -75,10 +75,10 @@ def engine_phase(args: argparse.Namespace, cache: Cache, progress: Progress) -> 
             return {"RESIDUAL_TRACE": str(args.trace),
                     "RESIDUAL_REPORT": str(report) if report.is_file() else ""}
         files, status = pipeline.run_engine(ROOT, cache)
-        write_files(TRACE_DIR, files)
-        notes += [shown(TRACE_DIR / pipeline.TRACE_NAME), f"(cache {status})"]
-    return {"RESIDUAL_TRACE": str(TRACE_DIR / pipeline.TRACE_NAME),
-            "RESIDUAL_REPORT": str(TRACE_DIR / pipeline.REPORT_NAME)}
+        write_files(trace_dir, files)
+        notes += [shown(trace_dir / pipeline.TRACE_NAME), f"(cache {status})"]
+    return {"RESIDUAL_TRACE": str(trace_dir / pipeline.TRACE_NAME),
+            "RESIDUAL_REPORT": str(trace_dir / pipeline.REPORT_NAME)}
 
 
 def cmd_build(args: argparse.Namespace, progress: Progress) -> int:
@@ -86,22 +86,23 @@ def cmd_build(args: argparse.Namespace, progress: Progress) -> int:
     out: Path = args.out
     sitebuild.check_replaceable(out)
     os.environ["SOURCE_DATE_EPOCH"] = pipeline.source_date_epoch(ROOT)
-    with pipeline.exclusive(BUILD):
+    with pipeline.exclusive(args.build_dir):
         return _build_locked(args, progress, out)
 
 
 def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> int:
-    """The build phases, run while holding the lock on build/."""
-    cache = Cache(BUILD / "cache")
+    """The build phases, run while holding the lock on the build folder."""
+    build = args.build_dir
+    cache = Cache(build / "cache")
     env = engine_phase(args, cache, progress)
     with progress.phase("parse") as notes:
         trace = load_trace(env["RESIDUAL_TRACE"])
         notes.append(shown(Path(env["RESIDUAL_TRACE"])))
     with progress.phase("generate") as notes:
-        status = pipeline.generate(ROOT, trace, BUILD / "generated", cache)
-        notes += ["build/generated", f"(cache {status})"]
-    env["RESIDUAL_GENERATED"] = str(BUILD / "generated")
-    tmp = sitebuild.temp_site_dir(out, BUILD)
+        status = pipeline.generate(ROOT, trace, build / "generated", cache)
+        notes += [shown(build / "generated"), f"(cache {status})"]
+    env["RESIDUAL_GENERATED"] = str(build / "generated")
+    tmp = sitebuild.temp_site_dir(out, build)
     try:
         with progress.phase("mkdocs") as notes:
             sitebuild.mkdocs_build(ROOT, tmp, env)
@@ -124,7 +125,7 @@ def cmd_serve(args: argparse.Namespace, progress: Progress) -> int:
     """The serve command: build, then serve with live reload."""
     from diagrams.serve import serve
 
-    build_args = ["--out", str(args.out)]
+    build_args = ["--out", str(args.out), "--build-dir", str(args.build_dir)]
     if args.trace is not None:
         build_args += ["--trace", str(args.trace)]
     if args.report is not None:
@@ -159,6 +160,9 @@ def _add_trace_options(parser: argparse.ArgumentParser) -> None:
                         f"{pipeline.REPORT_NAME} beside the trace, if present)")
     parser.add_argument("--out", type=Path, default=Path("site"), metavar="DIR",
                         help="output folder, replaced atomically (default: site)")
+    parser.add_argument("--build-dir", type=Path, default=BUILD, metavar="DIR",
+                        help="folder for the trace, generated files and the content-hash "
+                        "cache (default: build)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -198,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command in ("build", "serve") and args.report is not None and args.trace is None:
         parser().error("--report needs --trace")
-    for name in ("trace", "report", "out", "site"):
+    for name in ("trace", "report", "out", "site", "build_dir"):
         if getattr(args, name, None) is not None:  # before any phase changes folder
             setattr(args, name, getattr(args, name).resolve())
     progress = Progress(args.command)

@@ -38,6 +38,7 @@ import jinja2
 from markupsafe import Markup
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
@@ -258,6 +259,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     return config
 
 
+@event_priority(50)  # before plugins that index the files (htmlproofer), which run at 0
 @_reported
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Add the vendored KaTeX, the worker shim and the raw trace to the site."""

@@ -29,7 +29,11 @@ from diagrams.errors import SiteError
 from diagrams.pipeline import BuildError
 
 _DOC_MESSAGE = re.compile(r"Doc file '([^']+)' contains (?:a|an) [\w ]*?link '([^']*)'")
-_PAGE_ERROR = re.compile(r"Error reading page '([^']+)'")
+_PAGE_ERROR = re.compile(r"Error (?:reading|building) page '([^']+)'")
+# htmlproofer's two complaints: "invalid url - URL [STATUS] [PAGE]" (an error) and
+# "Unable to locate source file for: URL" (a warning, fatal under --strict; names no page).
+_PROOFER = re.compile(r"invalid url - (\S+) \[[^\]]*\] \[([^\]]+)\]"
+                      r"|Unable to locate source file for: (\S+)")
 _SITE_MARKERS = ("index.html", "404.html", "sitemap.xml")
 
 
@@ -123,11 +127,25 @@ def _from_logs(
         return BuildError(where, fallback)
     first, more = detail[0], len(detail) - 1
     suffix = f" (and {more} more)" if more else ""
+    if proofer := _PROOFER.search(first):
+        return _broken_link(root, proofer)
     if page := _DOC_MESSAGE.match(first) or _PAGE_ERROR.match(first):
         rel = f"docs/{page.group(1)}"
         needle = page.group(2) if page.re is _DOC_MESSAGE else _quoted(first)
         return BuildError(rel, _short(first) + suffix, _locate(root / rel, needle))
     return BuildError(where, _short(first) + suffix)
+
+
+def _broken_link(root: Path, found: re.Match[str]) -> BuildError:
+    """A link htmlproofer could not resolve, located on the page line that holds it."""
+    url = found.group(1) or found.group(3)
+    message = f"broken link or anchor '{url}' (no such page, file or id)"
+    pages = [f"docs/{found.group(2)}"] if found.group(2) else sorted(
+        p.relative_to(root).as_posix() for p in (root / "docs").rglob("*.md"))
+    for page in pages:
+        if line := _locate(root / page, url):
+            return BuildError(page, message, line)
+    return BuildError(pages[0] if found.group(2) else "mkdocs", message)
 
 
 def _quoted(message: str) -> str | None:

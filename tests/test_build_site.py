@@ -218,6 +218,28 @@ def test_a_failing_gate_blocks_publishing(built, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [('<a href="#no-such-heading">jump</a>', "no-such-heading"),
+     ('<a href="trace.html#no-such-section">there</a>', "no-such-section"),
+     ('<img src="missing.png" alt="gone">', "missing.png")],
+    ids=["anchor", "anchor-on-other-page", "image"],
+)
+def test_a_broken_raw_html_link_fails_mkdocs(built, tmp_path: Path, html: str,
+                                              expected: str) -> None:
+    # Raw HTML escapes MkDocs' own Markdown link validation; the htmlproofer plugin must not.
+    out, before = previous_site(built, tmp_path)
+    proj = project_copy(tmp_path)
+    page = proj / "docs" / "building.md"
+    page.write_text(page.read_text() + f"\n<p>{html}</p>\n")
+    done = run(["build", "--trace", str(built[1]), "--out", str(out)], cwd=proj,
+               script=proj / "build_site.py")
+    line = assert_failed_cleanly(done, out, before, proj)
+    last = page.read_text().count("\n")
+    assert line.startswith(f"docs/building.md:{last}: broken link") and expected in line, line
+
+
+@pytest.mark.slow
 def test_check_reports_a_tampered_site(built, tmp_path: Path) -> None:
     assert run(["check", "--site", str(built[0])]).returncode == 0
     out, _ = previous_site(built, tmp_path)

@@ -1,12 +1,17 @@
 """Reproducible builds: two clean builds of the same inputs give byte-identical trees.
 
-The session's site (tests/site_support.py) is one build; this test makes a second one into a
-different folder from a separate copy of the same trace and compares file lists and the sha256
-of every file. On a mismatch it names each differing file and its first differing line.
+Two checks. The first compares the session's site (tests/site_support.py) with a second build
+from a separate copy of the same trace into a different folder. The second runs the whole
+pipeline twice from the engine, each time with its own empty ``--build-dir`` (so the engine,
+the diagrams and the cache all start cold) and compares those. Both compare file lists and
+the sha256 of every file; on a mismatch they name each differing file and its first
+differing line.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -36,17 +41,35 @@ def first_difference(a: Path, b: Path) -> str:
     return f"one file is a prefix of the other ({len(lines_a)} vs {len(lines_b)} lines)"
 
 
-def test_two_clean_builds_are_byte_identical(built_site: Path, tmp_path: Path) -> None:
-    trace = tmp_path / "copy" / "residual-connections-v1.trace"
-    trace.parent.mkdir()
-    trace.write_text(site_support.golden_text(), encoding="utf-8")
-    second = site_support.build_or_fail(trace, tmp_path / "elsewhere" / "site")
-    one, two = site_support.tree_digest(built_site), site_support.tree_digest(second)
+def compare_trees(first: Path, second: Path) -> None:
+    one, two = site_support.tree_digest(first), site_support.tree_digest(second)
     report = []
     for name in sorted(one.keys() ^ two.keys()):
         report.append(f"only in {'first' if name in one else 'second'} build: {name}")
     for name in sorted(one.keys() & two.keys()):
         if one[name] != two[name]:
-            report.append(f"{name} differs, {first_difference(built_site / name, second / name)}")
+            report.append(f"{name} differs, {first_difference(first / name, second / name)}")
     assert report == [], "builds differ:\n" + "\n".join(report)
     assert len(one) > 10
+
+
+def test_two_clean_builds_are_byte_identical(built_site: Path, tmp_path: Path) -> None:
+    trace = tmp_path / "copy" / "residual-connections-v1.trace"
+    trace.parent.mkdir()
+    trace.write_text(site_support.golden_text(), encoding="utf-8")
+    compare_trees(built_site, site_support.build_or_fail(trace, tmp_path / "elsewhere" / "site"))
+
+
+def cold_engine_build(base: Path) -> Path:
+    out = base / "site"
+    done = subprocess.run(
+        [sys.executable, str(site_support.ROOT / "build_site.py"), "build",
+         "--build-dir", str(base / "build"), "--out", str(out)],
+        cwd=site_support.ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "(cache miss)" in done.stdout, "the build was not cold:\n" + done.stdout
+    return out
+
+
+def test_two_cold_engine_builds_are_byte_identical(tmp_path: Path) -> None:
+    compare_trees(cold_engine_build(tmp_path / "one"), cold_engine_build(tmp_path / "two"))
