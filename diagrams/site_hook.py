@@ -16,8 +16,8 @@ Contract (MkDocs events):
   iframe-worker shim when installed, and the raw trace at ``trace/<name>.trace``.
 - ``on_page_markdown``: renders the page with ``StrictUndefined`` and comment
   delimiters ``<#-- --#>`` (``{#id}`` stays Markdown). Globals: ``tv``, ``diagram``,
-  ``table``, ``trace``, ``raw_trace``, ``learner_report``. Any failure raises
-  ``PageError`` whose ``str`` is ``docs/page.md:LINE: message``.
+  ``table``, ``trace``, ``raw_trace``, ``learner_report``, ``cite`` (``extra.references``).
+  Any failure raises ``PageError`` whose ``str`` is ``docs/page.md:LINE: message``.
 - ``on_post_page``/``on_post_template``: strip ``<meta name="generator">`` so no tool
   version string reaches the site.
 Errors are ``HookError`` (a ``SiteError`` that MkDocs' own CLI also reports on one line).
@@ -42,6 +42,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
+from diagrams.citations import load_references, render_citation
 from diagrams.errors import SiteError
 from diagrams.format import traced
 from diagrams.trace import Trace, load_trace
@@ -252,6 +253,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     _state.clear()
     _state["root"] = root
     _state["context"] = load_context(root)
+    _state["references"] = load_references(config.extra)
     polyfills = [p for p in config.extra.get("polyfills", []) if "://" not in str(p)]
     if (root / SHIM_SRC).is_file():
         polyfills.append(SHIM_URL)
@@ -289,7 +291,10 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     if source:
         offset = front_matter_lines(Path(source).read_text(encoding="utf-8-sig"), markdown)
     context: SiteContext = _state["context"]
-    return render_page(markdown, name, context.page_globals(), offset)
+    references = _state["references"]
+    page_globals = {**context.page_globals(),
+                    "cite": lambda key: render_citation(references, key)}
+    return render_page(markdown, name, page_globals, offset)
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
