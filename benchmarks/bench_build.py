@@ -6,7 +6,8 @@ Run from the project root with the project's virtualenv:
 
 It prints one line per measurement (median of N runs, and peak resident memory for the
 subprocess builds). Nothing here is asserted: speed targets live in notes and docs, never in
-timed tests. A "cold" build empties ``build/cache`` first; a "warm" build reuses it.
+timed tests. Builds use their own ``--build-dir`` in a temporary folder (the project's
+``build/`` is left alone): a "cold" build starts from an empty one, a "warm" build reuses it.
 """
 
 from __future__ import annotations
@@ -39,10 +40,11 @@ def child_peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
-def build(out: Path, cold: bool) -> None:
+def build(base: Path, cold: bool) -> None:
     if cold:
-        shutil.rmtree(ROOT / "build" / "cache", ignore_errors=True)
-    subprocess.run([sys.executable, "build_site.py", "build", "--out", str(out)],
+        shutil.rmtree(base / "build", ignore_errors=True)
+    subprocess.run([sys.executable, "build_site.py", "build", "--out", str(base / "site"),
+                    "--build-dir", str(base / "build")],
                    cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
 
 
@@ -69,9 +71,9 @@ def main() -> None:
 
     print(f"parse_trace (10 MB line)   {timed(reject, repeat):8.4f}s")
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "site"
-        print(f"build_site build (cold)    {timed(lambda: build(out, True), repeat):8.2f}s")
-        print(f"build_site build (warm)    {timed(lambda: build(out, False), repeat):8.2f}s")
+        base = Path(tmp)
+        print(f"build_site build (cold)    {timed(lambda: build(base, True), repeat):8.2f}s")
+        print(f"build_site build (warm)    {timed(lambda: build(base, False), repeat):8.2f}s")
     print(f"peak RSS of a build        {child_peak_mib():8.1f} MiB")
 
 

@@ -31,8 +31,14 @@ from diagrams.trace_schema import Trace
 __all__ = ["backward_dot", "checks_dot", "forward_dot", "stack_dot"]
 
 
+def vx(trace: Trace, path: str) -> str:
+    """The exact display of a traced value: short labels keep the split/merge diagrams legible
+    at page width (escaping happens when the label is built)."""
+    return format_value(trace.resolve(path), "exact")
+
+
 def v6(trace: Trace, path: str) -> str:
-    """The fixed6 display of a traced value (escaping happens when the label is built)."""
+    """The fixed6 display of a traced value: the stack's columns line up digit by digit."""
     return format_value(trace.resolve(path), "fixed6")
 
 
@@ -65,13 +71,13 @@ def _split_merge(name: str, source: Card, identity: Card, branch: Card, result: 
 
 def forward_dot(trace: Trace) -> str:
     """x splits into the identity path and the learned branch F(x); they add to give y."""
-    x = v6(trace, "FORWARD.input")
+    x = vx(trace, "FORWARD.input")
     return _split_merge(
         "forward",
         ("Input", f"x = {x}"),
         ("Identity path", f"x = {x}"),
-        ("Learned branch", f"F(x) = {v6(trace, 'FORWARD.branch')}"),
-        ("Residual output", "y = x + F(x)", f"y = {v6(trace, 'FORWARD.output')}"),
+        ("Learned branch", f"F(x) = {vx(trace, 'FORWARD.branch')}"),
+        ("Residual output", "y = x + F(x)", f"y = {vx(trace, 'FORWARD.output')}"),
     )
 
 
@@ -79,10 +85,10 @@ def backward_dot(trace: Trace) -> str:
     """ȳ reaches x twice: once unchanged (identity) and once through J_F(x)ᵀ; the two add."""
     return _split_merge(
         "backward",
-        ("Upstream gradient", f"ȳ = {v6(trace, 'BACKWARD.upstream')}"),
-        ("Identity contribution", f"ȳ = {v6(trace, 'BACKWARD.identity')}"),
-        ("Branch contribution", f"J_F(x)ᵀȳ = {v6(trace, 'BACKWARD.branch')}"),
-        ("Input gradient", "x̄ = ȳ + J_F(x)ᵀȳ", f"x̄ = {v6(trace, 'BACKWARD.input')}"),
+        ("Upstream gradient", f"ȳ = {vx(trace, 'BACKWARD.upstream')}"),
+        ("Identity contribution", f"ȳ = {vx(trace, 'BACKWARD.identity')}"),
+        ("Branch contribution", f"J_F(x)ᵀȳ = {vx(trace, 'BACKWARD.branch')}"),
+        ("Input gradient", "x̄ = ȳ + J_F(x)ᵀȳ", f"x̄ = {vx(trace, 'BACKWARD.input')}"),
     )
 
 
@@ -90,32 +96,32 @@ def _check_cards(t: Trace) -> dict[str, tuple[str, list[str]]]:
     """Card id → (heading, lines) of the checks panel, every value read by its trace path."""
     return {
         "parameter": ("Branch-owned parameter", [
-            v6(t, "PARAMETER.name"),
-            f"W shape = {v6(t, 'PARAMETER.shape')}",
-            f"W̄ = {v6(t, 'PARAMETER.gradient')}",
+            vx(t, "PARAMETER.name"),
+            f"W shape = {vx(t, 'PARAMETER.shape')}",
+            f"W̄ = {vx(t, 'PARAMETER.gradient')}",
         ]),
         "zero": ("Zero-weight branch", [
-            v6(t, "ZERO-BRANCH.name"),
-            f"F(x) vanishes: y = x = {v6(t, 'ZERO-BRANCH.output')}",
-            f"x̄ = ȳ = {v6(t, 'ZERO-BRANCH.input-gradient')}",
-            f"W̄ = {v6(t, 'ZERO-BRANCH.weight-gradient')}",
-            f"W̄ nonzero = {v6(t, 'ZERO-BRANCH.weight-gradient-nonzero')}",
+            vx(t, "ZERO-BRANCH.name"),
+            f"F(x) vanishes: y = x = {vx(t, 'ZERO-BRANCH.output')}",
+            f"x̄ = ȳ = {vx(t, 'ZERO-BRANCH.input-gradient')}",
+            f"W̄ = {vx(t, 'ZERO-BRANCH.weight-gradient')}",
+            f"W̄ nonzero = {vx(t, 'ZERO-BRANCH.weight-gradient-nonzero')}",
         ]),
         "shape": ("Broadcastable is still invalid", [
-            f"identity {v6(t, 'SHAPE-ERROR.identity')} vs branch {v6(t, 'SHAPE-ERROR.branch')}",
-            f"generic addition: broadcastable = {v6(t, 'SHAPE-ERROR.broadcastable')}",
-            f"residual merge: rejected = {v6(t, 'SHAPE-ERROR.rejected')}",
+            f"identity {vx(t, 'SHAPE-ERROR.identity')} vs branch {vx(t, 'SHAPE-ERROR.branch')}",
+            f"generic addition: broadcastable = {vx(t, 'SHAPE-ERROR.broadcastable')}",
+            f"residual merge: rejected = {vx(t, 'SHAPE-ERROR.rejected')}",
         ]),
         "gradcheck": ("Sampled gradient check", [
-            f"input checks = {v6(t, 'GRADCHECK.input-checks')}, "
-            f"weight checks = {v6(t, 'GRADCHECK.weight-checks')}",
-            f"step = {v6(t, 'GRADCHECK.step')}, tolerance τ = {v6(t, 'GRADCHECK.tolerance')}",
-            f"passed = {v6(t, 'GRADCHECK.passed')}",
+            f"input checks = {vx(t, 'GRADCHECK.input-checks')}, "
+            f"weight checks = {vx(t, 'GRADCHECK.weight-checks')}",
+            f"step = {vx(t, 'GRADCHECK.step')}, tolerance τ = {vx(t, 'GRADCHECK.tolerance')}",
+            f"passed = {vx(t, 'GRADCHECK.passed')}",
         ]),
         "proof": ("Verified residual properties", [
-            f"fixture {v6(t, 'CONFIG.name')}, shape(x) = {v6(t, 'CONFIG.shape')}",
-            f"identity = {v6(t, 'PROOF.identity')}, gradient = {v6(t, 'PROOF.gradient')}",
-            f"parameters = {v6(t, 'PROOF.parameters')}, broadcast = {v6(t, 'PROOF.broadcast')}",
+            f"fixture {vx(t, 'CONFIG.name')}, shape(x) = {vx(t, 'CONFIG.shape')}",
+            f"identity = {vx(t, 'PROOF.identity')}, gradient = {vx(t, 'PROOF.gradient')}",
+            f"parameters = {vx(t, 'PROOF.parameters')}, broadcast = {vx(t, 'PROOF.broadcast')}",
         ]),
     }
 
@@ -138,8 +144,8 @@ def checks_dot(trace: Trace) -> str:
 
 def stack_dot(trace: Trace) -> str:
     """Plain and residual four-layer stacks as two columns side by side, depth by depth."""
-    factor = v6(trace, "STACK-CONFIG.branch-factor")
-    keep = v6(trace, "STACK-CONFIG.residual-factor")
+    factor = vx(trace, "STACK-CONFIG.branch-factor")
+    keep = vx(trace, "STACK-CONFIG.residual-factor")
     # Top to bottom, unlike the other diagrams: two narrow columns read depth by depth like the
     # stack table and stay legible at phone width, where five-node rows would not.
     lines = opening("stack", rankdir="TB")
