@@ -2,8 +2,10 @@
 
 Contract: ``forward_dot``, ``backward_dot``, ``checks_dot`` and ``stack_dot`` are pure functions
 of a ``Trace`` returning deterministic DOT text (golden-tested in tests/golden/dot/). Every value
-in a label is a traced value formatted with fixed6 by diagrams.format, and every label is an
-HTML-like label whose text is escaped, so hostile names cannot break the DOT or the SVG.
+in a label is a traced value formatted by diagrams.format (exact in the split/merge and check
+diagrams, whose labels must stay short; fixed6 in the stack, whose columns line up), and every
+label is an HTML-like label whose text is escaped, so hostile names cannot break the DOT or
+the SVG.
 Meaning is carried by line style and border, never by colour: solid = identity path,
 dashed = learned branch, double border = merge. No colours are set (graphviz's default black
 is turned into ``currentColor`` by diagrams.svg), fills stay transparent, and every node and

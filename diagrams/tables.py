@@ -1,8 +1,8 @@
 """HTML tables of traced values, rendered from Jinja templates in diagrams/templates/.
 
 Contract: ``render_table(name, trace) -> Markup`` for the names in ``TABLES`` ("stack",
-"gradient-split", "zero-branch", "scaled"). Python decides which value paths fill which cell;
-templates only place them — no arithmetic and no formatting in a template. Every number in a
+"gradient-split", "zero-branch", "scaled", "predictions"). Python decides which value paths
+fill which cell; templates only place them — no arithmetic and no formatting in a template. Every number in a
 cell is ``tv(path, fmt)``, i.e. ``diagrams.format.traced`` (the exact value on hover, the path in
 ``data-trace``). Autoescape and StrictUndefined are on, so a hostile name cannot inject HTML
 and a misspelled variable fails. Output has no blank or indented lines, so it can sit in a
@@ -81,11 +81,38 @@ def _scaled(trace: Trace) -> dict[str, Any]:
     return {"rows": rows}
 
 
+# (question, trace path of its answer, section that explains it). The questions are posed at
+# the top of the chapter; this table collects their answers once the trace has been followed.
+PREDICTIONS = (
+    ("the merge output y = x + F(x)", "FORWARD.output", "merge"),
+    ("identity contribution to x̄", "BACKWARD.identity", "backward"),
+    ("branch contribution J_F(x)ᵀȳ to x̄", "BACKWARD.branch", "backward"),
+    ("total input gradient x̄", "BACKWARD.input", "backward"),
+    ("zero-weight branch: output", "ZERO-BRANCH.output", "zero-branch"),
+    ("zero-weight branch: input gradient", "ZERO-BRANCH.input-gradient", "zero-branch"),
+    ("zero-weight branch: weight gradient", "ZERO-BRANCH.weight-gradient", "zero-branch"),
+    ("mismatched shapes: generic addition broadcasts", "SHAPE-ERROR.broadcastable",
+     "exact-shapes"),
+    ("mismatched shapes: the residual merge rejects", "SHAPE-ERROR.rejected", "exact-shapes"),
+    ("same tensor on both operands: its gradient", "SHARED-OPERAND.gradient", "shared"),
+    ("plain stack: share of the adjoint that reaches the input", "RETENTION.plain", "stack"),
+    ("residual stack: share of the adjoint that reaches the input", "RETENTION.residual",
+     "stack"),
+    ("shape of the merge output (nothing concatenated)", "CONFIG.shape", "roles"),
+)
+
+
+def _predictions(trace: Trace) -> dict[str, Any]:
+    return {"rows": [{"label": label, "path": path, "anchor": anchor}
+                     for label, path, anchor in PREDICTIONS]}
+
+
 TABLES: dict[str, tuple[str, Callable[[Trace], dict[str, Any]]]] = {
     "stack": ("stack.html.j2", _stack),
     "gradient-split": ("gradient-split.html.j2", _gradient_split),
     "zero-branch": ("zero-branch.html.j2", _zero_branch),
     "scaled": ("scaled.html.j2", _scaled),
+    "predictions": ("predictions.html.j2", _predictions),
 }
 
 

@@ -159,3 +159,26 @@ def test_unknown_table_and_path_and_template(trace: Trace, monkeypatch: pytest.M
         "rows": [{"depth": "STACK[9].depth", "plain": "x", "residual": "x"}], "gradient": {}}))
     with pytest.raises(TracePathError):
         render_table("misspelt", trace)
+
+
+def test_predictions_table_answers_each_prediction_from_the_trace(trace: Trace) -> None:
+    from diagrams.tables import PREDICTIONS
+
+    html_text = str(render_table("predictions", trace))
+    rows = re.findall(r'<tr><th scope="row"><a href="#([a-z-]+)">([^<]+)</a></th>'
+                      r'<td>(<span class="tv" data-trace="([^"]+)"[^>]*>[^<]*</span>)</td></tr>',
+                      html_text)
+    assert len(rows) == len(PREDICTIONS) > 0
+    for (anchor, _label, span, path), expected in zip(rows, PREDICTIONS, strict=True):
+        assert (path, anchor) == (expected[1], expected[2])
+        shown = re.sub(r"<[^>]+>", "", span)
+        assert shown == format_value(trace.resolve(path))
+
+
+def test_predictions_table_links_to_sections_of_the_chapter() -> None:
+    from diagrams.tables import PREDICTIONS
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "index.md").read_text(encoding="utf-8")
+    anchors = set(re.findall(r"\{#([a-z-]+)\}", page))
+    missing = sorted({anchor for _label, _path, anchor in PREDICTIONS} - anchors)
+    assert missing == [], f"predictions table links to sections the chapter lacks: {missing}"
