@@ -84,21 +84,21 @@ def _scaled(trace: Trace) -> dict[str, Any]:
 # (question, trace path of its answer, section that explains it). The questions are posed at
 # the top of the chapter; this table collects their answers once the trace has been followed.
 PREDICTIONS = (
-    ("the merge output y = x + F(x)", "FORWARD.output", "merge"),
-    ("identity contribution to x̄", "BACKWARD.identity", "backward"),
-    ("branch contribution J_F(x)ᵀȳ to x̄", "BACKWARD.branch", "backward"),
-    ("total input gradient x̄", "BACKWARD.input", "backward"),
-    ("zero-weight branch: output", "ZERO-BRANCH.output", "zero-branch"),
-    ("zero-weight branch: input gradient", "ZERO-BRANCH.input-gradient", "zero-branch"),
-    ("zero-weight branch: weight gradient", "ZERO-BRANCH.weight-gradient", "zero-branch"),
-    ("mismatched shapes: generic addition broadcasts", "SHAPE-ERROR.broadcastable",
+    ("The merge output y = x + F(x)", "FORWARD.output", "merge"),
+    ("Identity contribution to x̄", "BACKWARD.identity", "backward"),
+    ("Branch contribution J_F(x)ᵀȳ to x̄", "BACKWARD.branch", "backward"),
+    ("Total input gradient x̄", "BACKWARD.input", "backward"),
+    ("Zero-weight branch: output", "ZERO-BRANCH.output", "zero-branch"),
+    ("Zero-weight branch: input gradient", "ZERO-BRANCH.input-gradient", "zero-branch"),
+    ("Zero-weight branch: weight gradient", "ZERO-BRANCH.weight-gradient", "zero-branch"),
+    ("Mismatched shapes: generic addition broadcasts", "SHAPE-ERROR.broadcastable",
      "exact-shapes"),
-    ("mismatched shapes: the residual merge rejects", "SHAPE-ERROR.rejected", "exact-shapes"),
-    ("same tensor on both operands: its gradient", "SHARED-OPERAND.gradient", "shared"),
-    ("plain stack: share of the adjoint that reaches the input", "RETENTION.plain", "stack"),
-    ("residual stack: share of the adjoint that reaches the input", "RETENTION.residual",
+    ("Mismatched shapes: the residual merge rejects", "SHAPE-ERROR.rejected", "exact-shapes"),
+    ("Same tensor on both operands: its gradient", "SHARED-OPERAND.gradient", "shared"),
+    ("Plain stack: share of the adjoint that reaches the input", "RETENTION.plain", "stack"),
+    ("Residual stack: share of the adjoint that reaches the input", "RETENTION.residual",
      "stack"),
-    ("shape of the merge output (nothing concatenated)", "CONFIG.shape", "roles"),
+    ("Shape of the merge output (nothing concatenated)", "CONFIG.shape", "roles"),
 )
 
 

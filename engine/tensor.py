@@ -187,6 +187,7 @@ class TensorValue:
 
     def backward(self, retention: GraphRetention = GraphRetention.RELEASE) -> None:
         """Backward from a one-element output, seeded with 1."""
+        _check_retention(retention, "backward")
         if self._value.size != 1:
             raise GradientError(
                 f"backward(): needs a one-element output, got shape {format_shape(self.shape)}; "
@@ -198,11 +199,21 @@ class TensorValue:
         self, seed: Any, retention: GraphRetention = GraphRetention.RELEASE
     ) -> None:
         """Push ``seed`` (the upstream gradient, same shape as self) back to the leaves."""
+        _check_retention(retention, "backward_with_seed")
         backward_walk(self, seed, retention)
 
     def _release(self) -> None:
         if not self.is_leaf:
             self._parents, self._backward, self._released = (), None, True
+
+
+def _check_retention(retention: object, caller: str) -> None:
+    # A plain string such as "release" would otherwise silently retain the tape.
+    if not isinstance(retention, GraphRetention):
+        raise TypeError(
+            f"{caller}: retention must be GraphRetention.RELEASE or GraphRetention.RETAIN, "
+            f"got {retention!r}"
+        )
 
 
 # --8<-- [start:backward]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -94,6 +96,21 @@ def test_release_is_the_default_and_a_second_backward_fails_clearly():
         out.backward()
     assert str(caught.value) == RELEASED.format(op="sum_axis")
     assert x.gradient().tolist() == [2.0, 4.0]  # the failed walk added nothing
+
+
+@pytest.mark.parametrize("walk", ["backward", "backward_with_seed"])
+@pytest.mark.parametrize("retention", ["release", "retain", None, True])
+def test_retention_must_be_the_enum(walk, retention):
+    # "release" used to be taken as RETAIN (only the enum member itself released the tape).
+    x = TensorValue.parameter([1.0, 2.0])
+    out = (x * x).sum_axis(0)
+    args = (np.ones(()), retention) if walk == "backward_with_seed" else (retention,)
+    with pytest.raises(TypeError, match=rf"^{walk}: retention must be GraphRetention\.RELEASE "
+                       rf"or GraphRetention\.RETAIN, got {re.escape(repr(retention))}$"):
+        getattr(out, walk)(*args)
+    assert x.gradient() is None  # rejected before the walk touched anything
+    out.backward(GraphRetention.RELEASE)
+    assert x.gradient().tolist() == [2.0, 4.0]
 
 
 def test_released_interior_node_blocks_a_walk_from_another_output():
