@@ -9,9 +9,10 @@ and the atomic publish; ``serve``: the live-reloading preview).
   serve            build, then serve on http://127.0.0.1:8000 and rebuild on every edit
   check            run the gates on an already built site
 
-Contract: one progress line per phase with its duration on stdout; on failure exactly
-one line ``FILE:LINE: what was wrong`` (or ``PHASE: message``) on stderr, exit code 1,
-and the previous output folder untouched; exit code 2 for usage errors.
+Contract: one progress line per phase with its duration on stdout (``PHASE FAILED``
+for the phase that failed); on failure exactly one line ``FILE:LINE: what was wrong``
+(or ``PHASE: message``) on stderr, exit code 1, and the previous output folder
+untouched; exit code 2 for usage errors.
 Set ``RESIDUAL_DEBUG=1`` to see the traceback of an unexpected internal error.
 """
 
@@ -33,6 +34,7 @@ from diagrams.trace import load_trace
 
 ROOT = Path(__file__).resolve().parent
 BUILD = ROOT / "build"
+SERVE_HOST = "127.0.0.1"
 
 
 class Progress:
@@ -45,9 +47,18 @@ class Progress:
 
     @contextmanager
     def phase(self, name: str) -> Iterator[list[str]]:
-        """Time one phase; the caller appends notes to the yielded list."""
+        """Time one phase; the caller appends notes to the yielded list.
+
+        A phase that raises still gets its line (``FAILED``), so stdout names the phase
+        while stderr keeps the one-line error.
+        """
         self.current, notes, start = name, [], time.perf_counter()
-        yield notes
+        try:
+            yield notes
+        except BaseException:
+            took = time.perf_counter() - start
+            print(f"[{self.command}] {name:<9} FAILED {took:5.2f}s", flush=True)
+            raise
         took = time.perf_counter() - start
         print(f"[{self.command}] {name:<9} {took:6.2f}s  {' '.join(notes)}".rstrip(), flush=True)
 
@@ -105,10 +116,11 @@ def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> in
     tmp = sitebuild.temp_site_dir(out, build)
     try:
         with progress.phase("mkdocs") as notes:
-            sitebuild.mkdocs_build(ROOT, tmp, env)
+            sitebuild.mkdocs_build(ROOT, tmp, env, args.site_url)
             notes.append(f"--strict into {shown(tmp)}")
         with progress.phase("gates") as notes:
-            findings = pipeline.run_gates(tmp, trace)
+            # Name pages as they will be published, not by the temporary folder.
+            findings = [f.shown_as(shown(out)) for f in pipeline.run_gates(tmp, trace)]
             if findings:
                 raise pipeline.GatesFailed(findings)
             notes.append("no findings")
@@ -125,30 +137,44 @@ def cmd_serve(args: argparse.Namespace, progress: Progress) -> int:
     """The serve command: build, then serve with live reload."""
     from diagrams.serve import serve
 
-    build_args = ["--out", str(args.out), "--build-dir", str(args.build_dir)]
+    # Material's instant navigation follows only sitemap links with this very port.
+    build_args = ["--out", str(args.out), "--build-dir", str(args.build_dir),
+                  "--site-url", f"http://{SERVE_HOST}:{args.port}/"]
     if args.trace is not None:
         build_args += ["--trace", str(args.trace)]
     if args.report is not None:
         build_args += ["--report", str(args.report)]
     watch = tuple(p for p in (args.trace, args.report) if p is not None)
-    return serve(ROOT, args.out, build_args, "127.0.0.1", args.port, watch)
+    return serve(ROOT, args.out, build_args, SERVE_HOST, args.port, watch)
 
 
 def cmd_check(args: argparse.Namespace, progress: Progress) -> int:
-    """The check command: run the gates on a built site and list the findings."""
+    """The check command: run the static gates on a built site and list the findings.
+
+    The trace checked against is the engine's (``BUILD/trace/``) unless ``--trace`` names
+    one; the site's own published copy is used only when there is no engine trace, and is
+    always compared byte for byte with the checked trace by the gates.
+    """
     site: Path = args.site
     if not (site / "index.html").is_file():
         raise pipeline.BuildError(shown(site), "no built site here (no index.html); "
                                   "run `python build_site.py build` first")
-    trace_path = args.trace or site / "trace" / pipeline.TRACE_NAME
+    engine_trace = args.build_dir / "trace" / pipeline.TRACE_NAME
+    trace_path = args.trace or (engine_trace if engine_trace.is_file()
+                                else site / "trace" / pipeline.TRACE_NAME)
     with progress.phase("parse") as notes:
         trace = load_trace(trace_path)
         notes.append(shown(trace_path))
+        if args.trace is None and trace_path != engine_trace:
+            notes.append(f"(no engine trace in {shown(engine_trace.parent)}: using the "
+                         "site's own copy)")
     with progress.phase("gates") as notes:
-        findings = pipeline.run_gates(site, trace)
+        findings = [f.shown_as(shown(site)) for f in pipeline.run_gates(site, trace)]
         notes.append(f"{len(findings)} finding(s)" if findings else "no findings")
     for finding in findings:
         print(str(finding))
+        for line in finding.detail.splitlines():  # a diff, indented under its finding
+            print(f"    {line}")
     return 1 if findings else 0
 
 
@@ -165,6 +191,17 @@ def _add_trace_options(parser: argparse.ArgumentParser) -> None:
                         "cache (default: build)")
 
 
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 1-65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port} is out of range (1-65535)")
+    return port
+
+
 def parser() -> argparse.ArgumentParser:
     """The command line: ``build`` (default), ``serve`` and ``check``."""
     top = argparse.ArgumentParser(
@@ -176,20 +213,38 @@ def parser() -> argparse.ArgumentParser:
                            "the pages with mkdocs --strict, run the gates, then move the "
                            "site into --out atomically.")
     _add_trace_options(build)
+    build.add_argument("--site-url", metavar="URL",
+                       help="address the site will be served from (default: site_url in "
+                       "mkdocs.yml); instant navigation works only there")
     build.set_defaults(func=cmd_build)
     serve = sub.add_parser("serve", help="build, then serve with live reload",
                            description="Build, then serve --out on 127.0.0.1 and rebuild "
                            "whenever a page, template, diagram or engine source changes.")
     _add_trace_options(serve)
-    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    serve.add_argument("--port", type=port_number, default=8000,
+                       help="port, 1-65535 (default: 8000)")
     serve.set_defaults(func=cmd_serve)
-    check = sub.add_parser("check", help="run the gates on a built site",
-                           description="Run the site gates on an already built site and "
-                           "print every finding, one per line.")
+    check = sub.add_parser(
+        "check", help="run the static gates on a built site",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run the static gates on an already built site and print every "
+        "finding, one line each (SITE/PAGE:LINE: [gate] message (from docs/PAGE.md)):\n"
+        "  audit  every number in the article is a traced value shown as the trace gives "
+        "it,\n         and every diagram reads like its diagram re-rendered from the trace\n"
+        "  links  internal links, images and #anchors resolve; nothing is fetched from "
+        "another host\n"
+        "  trace  the published trace and the Trace page's raw listing equal the checked "
+        "trace\n         byte for byte (a unified diff is printed under the finding)\n"
+        "The browser gate (math, diagrams, palette, search, console, requests, axe-core in "
+        "Chromium)\nand the reproducible-build and bad-input gates run in the test suite: "
+        "./dev test")
     check.add_argument("--site", type=Path, default=Path("site"), metavar="DIR",
                        help="built site to check (default: site)")
     check.add_argument("--trace", type=Path, metavar="FILE", help="trace to check against "
-                       "(default: the copy published in the site)")
+                       "(default: the engine's trace from the last build, "
+                       f"BUILD-DIR/trace/{pipeline.TRACE_NAME}, else the site's own copy)")
+    check.add_argument("--build-dir", type=Path, default=BUILD, metavar="DIR",
+                       help="build folder holding the engine's trace (default: build)")
     check.set_defaults(func=cmd_check)
     return top
 

@@ -1,4 +1,4 @@
-"""Errors of the site side (trace parser, value paths, rendering, gates).
+"""Errors of the site side (trace parser, value paths, rendering, gates, build phases).
 
 Contract: every user-facing failure of the site side is a ``SiteError`` whose ``str()`` is one
 line, ``"PATH:LINE: MESSAGE"`` (or ``"PATH: MESSAGE"`` when no line applies), so the build can
@@ -27,6 +27,9 @@ class SiteError(Exception):
         self.line = line
         self.message = message
         super().__init__(str(self))
+        # A cooperative base after this one (click's ClickException, under MkDocs'
+        # PluginError) stores its argument as ``message``; keep ours without the location.
+        self.message = message
 
     def __str__(self) -> str:
         if self.line is None:
@@ -71,4 +74,16 @@ class RenderError(SiteError):
 
 
 class GateError(SiteError):
-    """A site gate (audit, links, browser) that found the built site wrong."""
+    """A site gate that cannot run at all (no site folder, an unreadable page or mkdocs.yml).
+
+    What a gate finds wrong in a readable site is a ``Finding``, not an exception."""
+
+
+class BuildError(SiteError):
+    """A failed build phase; ``path`` names the file or the phase.
+
+    Takes the message before the (optional) line, as build code mostly has no line.
+    """
+
+    def __init__(self, path: str, message: str, line: int | None = None) -> None:
+        super().__init__(path, line, message)

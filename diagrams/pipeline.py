@@ -9,8 +9,9 @@ Contract:
   under a key of the engine sources, the Python and the numpy version.
 - ``generate(root, trace, target, cache)`` makes ``target`` hold exactly one
   ``<name>.svg`` per diagram, one ``<name>.html`` per table and a ``KEY`` stamp;
-  the set is cached under a key of the trace text, the ``diagrams/`` sources and
-  templates, the engine sources, the numpy version and ``dot -V``.
+  the set is cached under a key of the trace text, the rendering modules of
+  ``diagrams/`` (``RENDER_MODULES``) and its templates, ``dot -V`` and the numpy,
+  jinja2 and markupsafe versions.
 - ``run_gates(site_dir, trace)`` returns the gates' findings (empty = pass).
 - ``source_date_epoch(root)`` is the last commit's time (or a fixed date).
 - ``exclusive(build_dir)`` serialises processes that share one ``build/`` folder.
@@ -31,26 +32,19 @@ from importlib import metadata
 from pathlib import Path
 
 from diagrams.cache import Cache, input_key, tree_parts, write_files
-from diagrams.errors import SiteError
+from diagrams.errors import BuildError
+from diagrams.paths import REPORT_NAME, TRACE_NAME
 from diagrams.trace import Trace
 
-TRACE_NAME = "residual-connections-v1.trace"
-REPORT_NAME = "learner-report.txt"
 KEY_STAMP = "KEY"
+# The rendering code, closed under its imports. The trace text stands for the engine (so
+# engine sources are not hashed again); gates, hook, server and build command are left out
+# so that editing them re-runs nothing here.
+RENDER_MODULES = ("__init__.py", "dot*.py", "svg.py", "format.py", "tables.py", "trace*.py",
+                  "errors.py")
+RENDER_DISTRIBUTIONS = ("numpy", "jinja2", "markupsafe")
 # The zip epoch (1980-01-01): a fixed build date when there is no commit to take one from.
 FALLBACK_EPOCH = 315532800
-
-
-class BuildError(SiteError):
-    """A failed phase; ``path`` names the file or the phase, ``str`` is one line."""
-
-    def __init__(self, path: str, message: str, line: int | None = None) -> None:
-        Exception.__init__(self, message)
-        self.path, self.line, self.message = path, line, message
-
-    def __str__(self) -> str:
-        where = self.path if self.line is None else f"{self.path}:{self.line}"
-        return f"{where}: {self.message}"
 
 
 @contextmanager
@@ -131,11 +125,20 @@ def run_engine(root: Path, cache: Cache) -> tuple[dict[str, bytes], str]:
     return cache.fetch_or_build("engine", engine_key(root), build)
 
 
+def render_sources(root: Path) -> list[Path]:
+    """The files of ``diagrams/`` that turn a trace into diagrams and tables, sorted."""
+    folder = root / "diagrams"
+    found = {p for pattern in RENDER_MODULES for p in folder.glob(pattern) if p.is_file()}
+    return sorted(found)
+
+
 def generated_key(root: Path, trace: Trace) -> str:
-    """Everything the diagrams and tables depend on."""
+    """Exactly what the diagrams and tables depend on (see ``RENDER_MODULES``)."""
     return input_key([
-        ("trace", trace.text), ("numpy", dist_version("numpy")), ("dot", dot_version()),
-        *tree_parts(root / "diagrams", root), *tree_parts(root / "engine", root),
+        ("trace", trace.text), ("dot", dot_version()),
+        *((f"version:{name}", dist_version(name)) for name in RENDER_DISTRIBUTIONS),
+        *((p.relative_to(root).as_posix(), p.read_bytes()) for p in render_sources(root)),
+        *tree_parts(root / "diagrams" / "templates", root),
     ])
 
 

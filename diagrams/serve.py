@@ -11,6 +11,8 @@ Contract:
   changes. What a change regenerates follows from the content-hash caches: a page
   edit only re-runs MkDocs; a template or diagram source edit re-renders the
   diagrams and tables; an engine edit re-runs the engine, then everything after it.
+- ``check_port(host, port)`` runs first: a port that is taken or not ours to bind
+  raises ``BuildError("serve", ...)`` before anything is built.
 - A failed rebuild prints its one-line error and leaves the previous site served
   (the build is atomic); browsers reload after every successful rebuild.
 - Returns the exit code: 1 when the first build fails or the port is taken.
@@ -18,12 +20,16 @@ Contract:
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
+
+from diagrams.errors import BuildError
 
 WATCHED = ("docs", "engine", "diagrams", "mkdocs.yml", "build_site.py")
 
@@ -33,6 +39,21 @@ def _build(root: Path, build_args: list[str]) -> bool:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     command = [sys.executable, str(root / "build_site.py"), "build", *build_args]
     return subprocess.run(command, cwd=root, env=env, check=False).returncode == 0
+
+
+def check_port(host: str, port: int) -> None:
+    """Bind ``host:port`` once, as the server will, so a taken port fails before the build."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # The server sets SO_REUSEADDR too: a port in TIME_WAIT is free, a listening one not.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                raise BuildError("serve", f"port {port} is already in use (try --port N)") \
+                    from None
+            raise BuildError("serve", f"cannot listen on {host}:{port}: {err.strerror}") \
+                from None
 
 
 def _stop(signum: int, frame: object) -> None:
@@ -53,6 +74,7 @@ def serve(root: Path, out: Path, build_args: list[str], host: str, port: int,
     """Build, then serve ``out`` with live reload until interrupted."""
     from mkdocs.livereload import LiveReloadServer
 
+    check_port(host, port)
     if not _build(root, build_args):
         return 1
 

@@ -14,10 +14,10 @@ Contract (MkDocs events):
   plugin's CDN polyfill by the vendored one, so no page requests another host.
 - ``on_files``: adds vendored KaTeX (from ``node_modules/katex/dist``), the
   iframe-worker shim when installed, and the raw trace at ``trace/<name>.trace``.
-- ``on_page_markdown``: renders the page with ``StrictUndefined`` and comment
-  delimiters ``<#-- --#>`` (``{#id}`` stays Markdown). Globals: ``tv``, ``diagram``,
-  ``table``, ``trace``, ``raw_trace``, ``learner_report``, ``cite`` (``extra.references``).
-  Any failure raises ``PageError`` whose ``str`` is ``docs/page.md:LINE: message``.
+- ``on_page_markdown``: renders the page through ``diagrams.page_render`` (strict,
+  comment delimiters ``<#-- --#>``). Globals: ``tv``, ``diagram``, ``table``, ``trace``,
+  ``raw_trace``, ``learner_report``, ``cite`` (``extra.references``). Any failure raises
+  ``PageError`` whose ``str`` is ``docs/page.md:LINE: message``.
 - ``on_post_page``/``on_post_template``: strip ``<meta name="generator">`` so no tool
   version string reaches the site.
 Errors are ``HookError`` (a ``SiteError`` that MkDocs' own CLI also reports on one line).
@@ -28,16 +28,13 @@ from __future__ import annotations
 import html
 import os
 import re
-import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jinja2
 from markupsafe import Markup
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
@@ -45,41 +42,16 @@ from mkdocs.structure.pages import Page
 from diagrams.citations import load_references, render_citation
 from diagrams.errors import SiteError
 from diagrams.format import traced
+from diagrams.page_render import HookError, PageError, fenced, front_matter_lines, render_page
+from diagrams.paths import DEFAULT_GENERATED, DEFAULT_REPORT, DEFAULT_TRACE, TRACE_URL
 from diagrams.trace import Trace, load_trace
 
-TRACE_NAME = "residual-connections-v1.trace"
-REPORT_NAME = "learner-report.txt"
-DEFAULT_TRACE = f"build/trace/{TRACE_NAME}"
-DEFAULT_REPORT = f"build/trace/{REPORT_NAME}"
-DEFAULT_GENERATED = "build/generated"
-TRACE_URL = f"trace/{TRACE_NAME}"
 KATEX_DIST = "node_modules/katex/dist"
 KATEX_FILES = ("katex.min.js", "katex.min.css")
 SHIM_SRC = "node_modules/iframe-worker/shim/index.js"
 SHIM_URL = "assets/vendor/iframe-worker/shim.js"
 _GENERATOR = re.compile(r'[ \t]*<meta name="generator" content="[^"]*">\n?')
 _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
-
-
-class HookError(SiteError, PluginError):
-    """A site error raised from a hook event; ``str`` is ``path:line: message``."""
-
-    def __init__(self, path: str, line: int | None, message: str) -> None:
-        Exception.__init__(self, message)
-        self.path, self.line, self.message = path, line, message
-
-    def __str__(self) -> str:
-        where = self.path if self.line is None else f"{self.path}:{self.line}"
-        return f"{where}: {self.message}"
-
-    @classmethod
-    def wrap(cls, err: SiteError) -> HookError:
-        """Re-raise a site error from a lower module unchanged in wording."""
-        return cls(err.path, err.line, err.message)
-
-
-class PageError(HookError):
-    """A page failed to render; ``path`` is the page file, ``line`` its line."""
 
 
 @dataclass(frozen=True)
@@ -130,61 +102,6 @@ class SiteContext:
             '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">\n{}\n'
             "</div></div>"
         ).format(Markup(body))
-
-
-def fenced(text: str, lang: str) -> Markup:
-    """``text`` as a fenced code block whose fence no run of backticks inside can close."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return Markup(f"\n{fence}{lang}\n{text.rstrip(chr(10))}\n{fence}\n")
-
-
-def make_env() -> jinja2.Environment:
-    """The page environment: strict, HTML-escaping, Markdown-friendly comments."""
-    return jinja2.Environment(
-        undefined=jinja2.StrictUndefined,
-        autoescape=True,
-        keep_trailing_newline=True,
-        comment_start_string="<#--",
-        comment_end_string="--#>",
-    )
-
-
-def render_page(source: str, name: str, context: Mapping[str, Any], line_offset: int = 0) -> str:
-    """Render page ``source`` (called ``name`` in errors) with ``context`` as globals."""
-    env = make_env()
-    try:
-        code = env.compile(source, name=name, filename=name)
-        template = env.template_class.from_code(env, code, env.make_globals(dict(context)))
-        return template.render()
-    except jinja2.TemplateSyntaxError as err:
-        raise PageError(name, (err.lineno or 0) + line_offset, err.message or "syntax error") \
-            from None
-    except Exception as err:  # every failure becomes one located line
-        line = _template_line(err, name)
-        raise PageError(name, None if line is None else line + line_offset, _describe(err)) \
-            from None
-
-
-def _template_line(err: BaseException, name: str) -> int | None:
-    """The page line Jinja's rewritten traceback points at, if any."""
-    lines = [f.lineno for f in traceback.extract_tb(err.__traceback__) if f.filename == name]
-    return lines[-1] if lines else None
-
-
-def _describe(err: Exception) -> str:
-    if isinstance(err, SiteError):
-        return err.message
-    if isinstance(err, jinja2.UndefinedError):
-        return f"undefined name or attribute: {err.message}"
-    return f"{err.__class__.__name__}: {err}"
-
-
-def front_matter_lines(raw: str, markdown: str) -> int:
-    """How many source lines MkDocs removed (front matter) before ``markdown``."""
-    if markdown and raw.endswith(markdown):
-        return raw[: len(raw) - len(markdown)].count("\n")
-    return 0
 
 
 def strip_generator(output: str) -> str:

@@ -5,28 +5,33 @@ output, turn whatever MkDocs reports into one ``FILE:LINE: message`` line, and m
 the finished folder into place only when everything passed.
 
 Contract:
-- ``mkdocs_build(root, site_dir, env)`` builds ``root/mkdocs.yml`` into ``site_dir``
-  with ``strict=True`` and the hook's environment ``env``; raises ``SiteError`` (the
-  hook's own, or a ``BuildError`` made from MkDocs' first warning or error).
+- ``mkdocs_build(root, site_dir, env, site_url)`` builds ``root/mkdocs.yml`` into
+  ``site_dir`` with ``strict=True``, the hook's environment ``env`` and ``site_url``
+  (``None``: the one in mkdocs.yml); raises ``SiteError`` (the hook's own, or a
+  ``BuildError`` made from MkDocs' first warning or error).
 - ``temp_site_dir(out, build_dir)`` makes an empty folder on the same filesystem as
   ``out`` (in ``build_dir`` when possible) so that publishing is a rename.
-- ``publish(tmp, out)`` replaces ``out`` by ``tmp`` with renames; on failure ``out``
-  is left as it was. It refuses to replace a folder that does not look like a site.
+- ``publish(tmp, out)`` replaces ``out`` by ``tmp``: on Linux one atomic exchange
+  (``renameat2(RENAME_EXCHANGE)``) so ``out`` never stops existing, elsewhere two
+  renames; on failure ``out`` is left as it was. It refuses to replace a folder that
+  does not look like a site.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import logging
 import os
 import re
 import shutil
+import sys
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from diagrams.errors import SiteError
-from diagrams.pipeline import BuildError
+from diagrams.errors import BuildError, SiteError
 
 _DOC_MESSAGE = re.compile(r"Doc file '([^']+)' contains (?:a|an) [\w ]*?link '([^']*)'")
 _PAGE_ERROR = re.compile(r"Error (?:reading|building) page '([^']+)'")
@@ -35,6 +40,8 @@ _PAGE_ERROR = re.compile(r"Error (?:reading|building) page '([^']+)'")
 _PROOFER = re.compile(r"invalid url - (\S+) \[[^\]]*\] \[([^\]]+)\]"
                       r"|Unable to locate source file for: (\S+)")
 _SITE_MARKERS = ("index.html", "404.html", "sitemap.xml")
+_AT_FDCWD = -100  # "relative to the working folder", for the *at() calls
+_RENAME_EXCHANGE = 2  # renameat2 flag: swap two existing paths atomically
 
 
 class _Collect(logging.Handler):
@@ -79,7 +86,8 @@ def _environment(root: Path, env: Mapping[str, str]) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def mkdocs_build(root: Path, site_dir: Path, env: Mapping[str, str]) -> None:
+def mkdocs_build(root: Path, site_dir: Path, env: Mapping[str, str],
+                 site_url: str | None = None) -> None:
     """``mkdocs build --strict`` into ``site_dir``; one-line errors (see module doc)."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -87,7 +95,7 @@ def mkdocs_build(root: Path, site_dir: Path, env: Mapping[str, str]) -> None:
 
     with _captured_logs() as logs, _environment(root, env):
         try:
-            config = load_config(config_file=str(root / "mkdocs.yml"),
+            config = load_config(config_file=str(root / "mkdocs.yml"), site_url=site_url,
                                  site_dir=str(site_dir), strict=True)
             config.plugins.on_startup(command="build", dirty=False)
             try:
@@ -189,8 +197,11 @@ def check_replaceable(out: Path) -> None:
 
 
 def publish(tmp: Path, out: Path) -> None:
-    """Replace ``out`` by ``tmp``: two renames, undone if the second fails."""
+    """Replace ``out`` by ``tmp``: one atomic exchange where possible, else two renames."""
     check_replaceable(out)
+    if out.exists() and _exchange(tmp, out):
+        shutil.rmtree(tmp, ignore_errors=True)  # ``tmp`` now holds the previous site
+        return
     old = out.with_name(f".{out.name}-old-{os.getpid()}")
     shutil.rmtree(old, ignore_errors=True)
     moved = False
@@ -204,3 +215,35 @@ def publish(tmp: Path, out: Path) -> None:
             old.rename(out)
         raise BuildError(str(out), f"cannot move the new site into place: {err}") from None
     shutil.rmtree(old, ignore_errors=True)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap ``a`` and ``b`` in one step (Linux ``renameat2(RENAME_EXCHANGE)``).
+
+    With two renames there is a moment when ``out`` does not exist; an exchange has
+    none. False when the system cannot do it (not Linux, old kernel or libc, a
+    filesystem without support): the caller then falls back to two renames.
+    """
+    renameat2 = _renameat2()
+    if renameat2 is None:
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise BuildError(str(b), f"cannot move the new site into place: {os.strerror(code)}")
+
+
+def _renameat2() -> Callable[..., int] | None:
+    """libc's ``renameat2``, or None where there is none."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                         ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function

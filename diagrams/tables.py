@@ -2,11 +2,11 @@
 
 Contract: ``render_table(name, trace) -> Markup`` for the names in ``TABLES`` ("stack",
 "gradient-split", "zero-branch", "scaled", "predictions"). Python decides which value paths
-fill which cell; templates only place them — no arithmetic and no formatting in a template. Every number in a
-cell is ``tv(path, fmt)``, i.e. ``diagrams.format.traced`` (the exact value on hover, the path in
-``data-trace``). Autoescape and StrictUndefined are on, so a hostile name cannot inject HTML
-and a misspelled variable fails. Output has no blank or indented lines, so it can sit in a
-Markdown page as one raw-HTML block.
+fill which cell; templates only place them — no arithmetic and no formatting in a template.
+Every number in a cell is ``tv(path, fmt)``, i.e. ``diagrams.format.traced`` (the exact value
+on hover, the path in ``data-trace``). Autoescape and StrictUndefined are on, so a hostile
+name cannot inject HTML and a misspelled variable fails. Output has no blank or indented
+lines, so it can sit in a Markdown page as one raw-HTML block.
 """
 
 from __future__ import annotations

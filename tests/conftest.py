@@ -1,7 +1,6 @@
 """Fixtures shared across the test suite.
 
-- ``trace_text``: the golden trace (tests/golden/residual-connections-v1.trace) as text, with
-  the engine's ``MAXERR`` placeholder (if still present) replaced by ``3e-10``.
+- ``trace_text``: the golden trace (tests/golden/residual-connections-v1.trace) as text.
 - ``trace``: ``trace_text`` parsed by ``diagrams.trace.parse_trace``.
 - ``hostile_name``: a parameter name full of quotes, ``<``, ``&``, braces, Markdown and math
   characters — all legal in a trace name.
@@ -22,7 +21,7 @@ HOSTILE_NAME = "\"'><script>alert(1)</script>&amp;{{x}}{%y%}\\*_$z$<!--"
 
 @pytest.fixture(scope="session")
 def trace_text() -> str:
-    return GOLDEN_TRACE.read_text(encoding="utf-8").replace("MAXERR", "3e-10")
+    return GOLDEN_TRACE.read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="session")

@@ -154,18 +154,55 @@ def test_engine_key_follows_engine_sources(tmp_path: Path) -> None:
     assert pipeline.engine_key(root) != before
 
 
-def test_generated_key_follows_trace_sources_and_templates(tmp_path: Path) -> None:
+def test_generated_key_follows_trace_and_templates(tmp_path: Path) -> None:
     root = fake_root(tmp_path)
     before = pipeline.generated_key(root, golden_trace())
+    assert pipeline.generated_key(root, golden_trace()) == before
     assert pipeline.generated_key(root, golden_trace("4e-10")) != before
-    template = root / "diagrams" / "templates" / "probe.html.j2"
-    template.parent.mkdir(exist_ok=True)
-    template.write_text("probe")
-    after_template = pipeline.generated_key(root, golden_trace())
-    assert after_template != before
-    with (root / "engine" / "__init__.py").open("a") as f:
+    template = next((root / "diagrams" / "templates").glob("*.html.j2"))
+    template.write_text(template.read_text() + "\n<!-- edited -->\n")
+    assert pipeline.generated_key(root, golden_trace()) != before
+
+
+@pytest.mark.parametrize("module", ["dot.py", "svg.py", "format.py", "tables.py",
+                                    "trace_values.py", "errors.py"])
+def test_generated_key_follows_every_rendering_module(tmp_path: Path, module: str) -> None:
+    root = fake_root(tmp_path)
+    before = pipeline.generated_key(root, golden_trace())
+    with (root / "diagrams" / module).open("a") as f:
         f.write("\n# changed\n")
-    assert pipeline.generated_key(root, golden_trace()) != after_template
+    assert pipeline.generated_key(root, golden_trace()) != before
+
+
+@pytest.mark.parametrize("edited", ["diagrams/gates/audit.py", "diagrams/site_hook.py",
+                                    "diagrams/serve.py", "diagrams/cache.py",
+                                    "engine/__init__.py"])
+def test_generated_key_ignores_what_rendering_does_not_use(tmp_path: Path, edited: str) -> None:
+    # The engine reaches the diagrams only through the trace text, which is in the key.
+    root = fake_root(tmp_path)
+    before = pipeline.generated_key(root, golden_trace())
+    with (root / edited).open("a") as f:
+        f.write("\n# changed\n")
+    assert pipeline.generated_key(root, golden_trace()) == before
+
+
+@pytest.mark.parametrize("dist", ["numpy", "jinja2", "markupsafe"])
+def test_generated_key_follows_library_versions(tmp_path: Path, dist: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    root = fake_root(tmp_path)
+    before = pipeline.generated_key(root, golden_trace())
+    real = pipeline.dist_version
+    monkeypatch.setattr(pipeline, "dist_version",
+                        lambda name: "0.0-other" if name == dist else real(name))
+    assert pipeline.generated_key(root, golden_trace()) != before
+
+
+def test_generated_key_follows_the_graphviz_version(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    root = fake_root(tmp_path)
+    before = pipeline.generated_key(root, golden_trace())
+    monkeypatch.setattr(pipeline, "dot_version", lambda: "dot - graphviz version 0.0")
+    assert pipeline.generated_key(root, golden_trace()) != before
 
 
 def test_generate_hits_misses_and_repairs(tmp_path: Path) -> None:

@@ -87,6 +87,12 @@ def test_traced_escapes_hostile_names(hostile_trace: Trace, hostile_name: str) -
     ("version 1.2.3", []),
     ("2.25x or 3em", []),
     ("x̄₁ and ᵀ", []),
+    # A leading-dot number is still a number to a reader.
+    ("a gain of .5, or −.5, or -.5e-3", [".5", "−.5", "-.5e-3"]),
+    ("(.25)", [".25"]),
+    ("x.5 a..5 v.5 stack.0 .5em", []),
+    # Any decimal digit, not only ASCII ones.
+    ("full-width ５ and Arabic-Indic ٣", ["５", "٣"]),
 ])
 def test_number_tokens(text: str, tokens: list[str]) -> None:
     assert number_tokens(text) == tokens

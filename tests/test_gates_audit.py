@@ -1,7 +1,8 @@
 """Tests for the provenance audit (diagrams/gates/audit.py) and the `run_gates` entry point.
 
-Small synthetic pages pin each rule; the slow tests tamper a copy of a really built site and
-prove the audit reports each kind of tampering (and nothing on the untampered site).
+Small synthetic pages pin each rule, every exemption next to a look-alike that must not be
+exempt; the slow tests tamper a copy of a really built site and prove the audit reports each
+kind of tampering (and nothing on the untampered site). Diagrams: test_gates_figures.py.
 """
 
 from __future__ import annotations
@@ -10,25 +11,29 @@ import re
 import shutil
 from pathlib import Path
 
+import markdown
 import pytest
 import site_support
 
+from diagrams.citations import load_references, render_citation
+from diagrams.errors import GateError
 from diagrams.format import format_value, traced
 from diagrams.gates import Finding, run_gates
-from diagrams.gates.audit import audit_page, audit_site, diagram_tokens
-from diagrams.trace import Trace, parse_trace
+from diagrams.gates.audit import audit_page, audit_site
+from diagrams.gates.bibliography import project_references, rendered_citations
+from diagrams.trace import Trace
 
-
-@pytest.fixture(scope="module")
-def trace() -> Trace:
-    return parse_trace(site_support.golden_text(), "golden.trace")
+REFERENCES = load_references({"references": {"he2016": {
+    "authors": "Kaiming He et al.", "title": "Deep Residual Learning", "venue": "CVPR",
+    "year": "2016", "arxiv": "1512.03385"}}})
+CITATION = str(render_citation(REFERENCES, "he2016"))
 
 
 def page(body: str) -> str:
     """A page shaped like Material's, with numbers in the chrome that the audit must ignore."""
     return (
         "<!doctype html>\n<html><head><title>Residual 24</title></head><body>\n"
-        '<header class="md-header">Material 9.8</header>\n'
+        '<header class="md-header" title="Material 9.8">Material 9.8</header>\n'
         '<nav class="md-nav">Chapter 24</nav>\n'
         '<article class="md-content__inner md-typeset">\n'
         f"{body}\n"
@@ -36,28 +41,24 @@ def page(body: str) -> str:
     )
 
 
-def svg(*labels: str) -> str:
-    texts = "".join(f'<text x="1" y="2">{label}</text>\n' for label in labels)
-    return (
-        '<svg class="residual-diagram" role="img" viewBox="0 0 10 10">\n'
-        f"<title>Four layers</title><desc>Plain and residual stacks</desc>\n{texts}</svg>"
-    )
-
-
 def audit(trace: Trace, body: str) -> list[Finding]:
-    return audit_page("index.html", page(body), trace, diagram_tokens(trace))
+    return audit_page("index.html", page(body), trace,
+                      citations=rendered_citations(REFERENCES))
 
 
 def clean_body(trace: Trace) -> str:
     return "\n".join([
-        '<h1 id="intro">Residual connections<a class="headerlink" href="#intro">¶</a></h1>',
+        '<h1 id="intro">Residual connections<a class="headerlink" href="#intro" '
+        'title="Permanent link">¶</a></h1>',
         f"<p>The output is {traced(trace, 'FORWARD.output')} and the plain stack keeps "
         f"{traced(trace, 'STACK[4].plain[0]', 'fixed6')} after the last layer.</p>",
         f"<p>Scaled: {traced(trace, 'SCALED[0.5].output')}; float64, UTF-8, v1, x_1.</p>",
-        '<div class="highlight"><pre><span></span><code>y = x + 0.42 * f(3)</code></pre></div>',
-        "<p>Call <code>stack(4)</code> or press <kbd>F5</kbd>.</p>",
-        '<p><cite class="citation">He et al., 2016</cite></p>',
-        svg(format_value(trace.resolve("STACK[4].plain"), "fixed6"), "depth 4", "x + F(x)"),
+        '<div class="highlight"><span class="filename">engine/nn/residual.py</span><pre>'
+        "<span></span><code>y = x + 0.42 * f(3)\n.5</code></pre></div>",
+        "<p>See <code>engine/trace.py</code>, <code>float64</code>, <code>-o FILE</code>, "
+        "<code>residual-connections-v1</code>; press <kbd>F5</kbd>.</p>",
+        f"<p>{CITATION}</p>",
+        '<p><img src="a.png" alt="the residual block"></p>',
     ])
 
 
@@ -111,42 +112,121 @@ def test_untagged_number_is_reported_with_page_line_and_context(trace: Trace) ->
         '<table><tr><td>-2.25</td></tr></table>',
         "<p><em>1e-06</em></p>",
         '<p><span class="tv-like">7</span></p>',
+        "<p>A leading-dot number: .5</p>",
+        "<p>Negative too: −.5</p>",
+        "<p>Full-width digits: ５</p>",
     ],
 )
 def test_untagged_numbers_anywhere_in_prose_are_reported(trace: Trace, html: str) -> None:
     assert len(audit(trace, html)) == 1
 
 
-def test_changed_diagram_label_is_reported(trace: Trace) -> None:
-    good = format_value(trace.resolve("STACK[4].plain"), "fixed6")
-    findings = audit(trace, clean_body(trace).replace(good, good.replace("0.007812", "0.007813")))
+@pytest.mark.parametrize(
+    "html",
+    [
+        # Class names an author can add with attr_list ({ .headerlink }) exempt nothing.
+        '<p class="headerlink">0.42</p>',
+        '<p class="highlight">0.42</p>',
+        '<div class="highlight"><p>0.42</p></div>',
+        '<p class="footnote-ref">0.42</p>',
+        '<a class="headerlink" href="#intro">0.42</a>',
+        # Only the highlighter's div.highlight > pre > code is a listing.
+        "<pre>0.42</pre>",
+        "<pre><code>0.42</code></pre>",
+        '<div class="highlight"><pre>0.42<code>x</code></pre></div>',
+        # Inline code, keys and sample output are prose.
+        "<p>Call <code>stack(0.42)</code>.</p>",
+        "<p>Press <kbd>0.42</kbd>.</p>",
+        "<p>It prints <samp>0.42</samp>.</p>",
+        # A footnote look-alike outside Markdown's structure.
+        '<p><a class="footnote-ref" href="#fn:a">42</a></p>',
+        '<p><sup id="fnref:b"><a class="footnote-ref" href="#fn:a">42</a></sup></p>',
+    ],
+)
+def test_look_alikes_of_exempt_structures_are_audited(trace: Trace, html: str) -> None:
+    findings = audit(trace, html)
     assert len(findings) == 1, findings
-    assert "'0.007813'" in findings[0].message and "diagram label" in findings[0].message
+    assert "untagged number '" in findings[0].message
 
 
-def test_untraced_number_in_diagram_title_is_reported(trace: Trace) -> None:
-    findings = audit(trace, svg("x").replace("Four layers", "Seven 7 layers"))
-    assert len(findings) == 1 and "'7'" in findings[0].message
+@pytest.mark.parametrize(
+    ("html", "attribute"),
+    [
+        ('<p><img src="a.png" alt="loss 0.42"></p>', "alt attribute of <img>"),
+        ('<p><img src="a.png" alt="x" /><abbr title="about .5">s</abbr></p>', "title"),
+        ('<p><span aria-label="0.42 units">x</span></p>', "aria-label"),
+        ('<p><span aria-description="see 0.42">x</span></p>', "aria-description"),
+        ('<p><a class="headerlink" href="#i" title="link 3">¶</a></p>', "title"),
+        ('<ol start="3"><li>x</li></ol>', "start attribute of <ol>"),
+    ],
+)
+def test_numbers_in_attributes_a_reader_sees_are_reported(trace: Trace, html: str,
+                                                           attribute: str) -> None:
+    findings = audit(trace, html)
+    assert len(findings) == 1, findings
+    assert attribute in findings[0].message and "untagged number" in findings[0].message
 
 
-def test_diagram_tokens_cover_every_record_in_both_formats(trace: Trace) -> None:
-    tokens = diagram_tokens(trace)
-    for value in ("0.0078125", "0.007812", "−0.003906", "1.5", "−2.125", "0.000002",
-                  "0.31640625", "0.316406", "0.75", "24", "25"):
-        assert value in tokens, value
-    assert "0.42" not in tokens
+def test_traced_span_title_is_checked_but_its_other_attributes_are_scanned(trace: Trace) -> None:
+    span = str(traced(trace, "FORWARD.output"))
+    assert audit(trace, f"<p>{span}</p>") == []
+    labelled = span.replace("<span ", '<span aria-label="about 0.42" ')
+    findings = audit(trace, f"<p>{labelled}</p>")
+    assert len(findings) == 1 and "aria-label attribute of <span>" in findings[0].message
 
 
-def test_finding_is_one_line() -> None:
-    assert str(Finding("trace/index.html", 7, "audit", "a\nb")) == (
-        "site/trace/index.html:7: [audit] a b"
-    )
+def test_markdown_footnote_references_are_exempt_but_only_their_numbers(trace: Trace) -> None:
+    html = markdown.markdown("Text[^a] and more[^b].\n\n[^a]: First.\n\n[^b]: Second.",
+                             extensions=["footnotes"])
+    assert 'class="footnote-ref"' in html and "Jump back to footnote 2" in html
+    assert audit(trace, html) == []
+    tampered = html.replace('href="#fn:a">1<', 'href="#fn:a">0.42<')
+    assert tampered != html
+    assert len(audit(trace, tampered)) == 1
+
+
+def test_citation_rendered_from_the_bibliography_is_exempt(trace: Trace) -> None:
+    assert "2016" in CITATION and "1512.03385" in CITATION
+    assert audit(trace, f"<p>As shown by {CITATION}</p>") == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("2016", "2015"), ("CVPR", "CVPR 24"), ("Kaiming", "Kaiming 2")],
+)
+def test_citation_not_from_the_bibliography_is_audited(trace: Trace, old: str,
+                                                       new: str) -> None:
+    tampered = CITATION.replace(old, new, 1)
+    findings = audit(trace, f"<p>{tampered}</p>")
+    assert findings, tampered
+    assert all("citation not rendered from the bibliography" in f.message for f in findings)
+    assert any(f"'{new.split()[-1]}'" in f.message for f in findings), findings
+
+
+def test_hand_written_citation_is_audited(trace: Trace) -> None:
+    findings = audit(trace, '<p><cite class="citation">He et al., 2016</cite></p>')
+    assert len(findings) == 1 and "'2016'" in findings[0].message
+
+
+def test_finding_is_one_line_and_the_caller_names_the_site(tmp_path: Path) -> None:
+    finding = Finding("trace/index.html", 7, "audit", "a\nb", detail="x\ny")
+    assert str(finding) == "site/trace/index.html:7: [audit] a b"
     assert str(Finding("index.html", None, "links", "m")) == "site/index.html: [links] m"
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# x\n", encoding="utf-8")
+    moved = Finding("index.html", 3, "audit", "m").shown_as("out/dir", tmp_path / "docs")
+    assert str(moved) == "out/dir/index.html:3: [audit] m (from docs/index.md)"
+    assert Finding("404.html", 1, "audit", "m").shown_as("x", tmp_path / "docs").source is None
 
 
 def test_run_gates_on_empty_dir_is_a_finding(tmp_path: Path, trace: Trace) -> None:
     findings = run_gates(tmp_path, trace)
     assert len(findings) == 1 and "no HTML page" in findings[0].message
+
+
+def test_run_gates_on_a_missing_dir_is_a_gate_error(tmp_path: Path, trace: Trace) -> None:
+    with pytest.raises(GateError, match="no such folder"):
+        run_gates(tmp_path / "nowhere", trace)
 
 
 # --- the real site ---------------------------------------------------------------------
@@ -162,6 +242,13 @@ def site_copy(built_site: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(built_site, tmp_path / "site"))
 
 
+@pytest.fixture(scope="module")
+def golden() -> Trace:
+    from diagrams.trace import parse_trace
+
+    return parse_trace(site_support.golden_text(), "golden.trace")
+
+
 def _tamper(site: Path, pattern: str, replace: str, page: str = "index.html") -> None:
     path = site / page
     html = path.read_text(encoding="utf-8")
@@ -170,40 +257,56 @@ def _tamper(site: Path, pattern: str, replace: str, page: str = "index.html") ->
     path.write_text(new, encoding="utf-8")
 
 
+ARTICLE = r'(<article class="md-content__inner[^>]*>)'
+
+
 @pytest.mark.slow
-def test_real_site_passes_every_static_gate(built_site: Path, trace: Trace) -> None:
-    findings = run_gates(built_site, trace)
+def test_real_site_passes_every_static_gate(built_site: Path, golden: Trace) -> None:
+    findings = run_gates(built_site, golden)
     assert findings == [], "\n".join(map(str, findings))
 
 
 @pytest.mark.slow
-def test_real_site_has_traced_values_and_diagrams(built_site: Path) -> None:
+def test_real_site_has_traced_values_diagrams_and_citations(built_site: Path) -> None:
     html = (built_site / "index.html").read_text(encoding="utf-8")
     assert html.count('class="tv"') >= 20
-    assert "residual-diagram" in html
+    assert "residual-diagram" in html and 'data-diagram="stack"' in html
+    assert html.count('<cite class="citation">') >= 1
+    assert any(c in html for c in rendered_citations(project_references()))
 
 
 @pytest.mark.slow
-def test_real_site_changed_traced_value_is_reported(site_copy: Path, trace: Trace) -> None:
+def test_real_site_changed_traced_value_is_reported(site_copy: Path, golden: Trace) -> None:
     _tamper(site_copy, r'(<span class="tv"[^>]*>)([^<]+)(</span>)', r"\g<1>\g<2>1\g<3>")
-    findings = audit_site(site_copy, trace)
+    findings = audit_site(site_copy, golden)
     assert len(findings) == 1, findings
     assert "shows" in findings[0].message and "the trace gives" in findings[0].message
 
 
 @pytest.mark.slow
-def test_real_site_untagged_number_is_reported(site_copy: Path, trace: Trace) -> None:
-    _tamper(site_copy, r'(<article class="md-content__inner[^>]*>)',
-            r"\g<1><p>An untagged 0.42 in a paragraph.</p>")
-    findings = audit_site(site_copy, trace)
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [
+        ("<p>An untagged 0.42 in a paragraph.</p>", "An untagged 0.42 in a"),
+        ('<p class="headerlink">Exempt by class? 0.42</p>', "Exempt by class? 0.42"),
+        ("<p>Inline <code>stack(7)</code> code.</p>", "'7'"),
+        ('<p><img src="assets/images/favicon.png" alt="loss .5"></p>', "alt attribute"),
+    ],
+    ids=["paragraph", "class-name", "inline-code", "alt"],
+)
+def test_real_site_untagged_number_is_reported(site_copy: Path, golden: Trace, html: str,
+                                               expected: str) -> None:
+    _tamper(site_copy, ARTICLE, rf"\g<1>{html}")
+    findings = audit_site(site_copy, golden)
     assert len(findings) == 1, findings
-    assert "'0.42'" in findings[0].message and "An untagged 0.42 in a" in findings[0].message
+    assert "untagged number" in findings[0].message and expected in findings[0].message
 
 
 @pytest.mark.slow
-def test_real_site_changed_diagram_label_is_reported(site_copy: Path, trace: Trace) -> None:
-    _tamper(site_copy, r'(<svg[^>]*residual-diagram.*?<text[^>]*>)[^<]*\d[^<]*(</text>)',
-            r"\g<1>0.4242\g<2>")
-    findings = audit_site(site_copy, trace)
-    assert len(findings) == 1, findings
-    assert "'0.4242'" in findings[0].message and "diagram label" in findings[0].message
+def test_real_site_changed_citation_year_is_reported(site_copy: Path, golden: Trace) -> None:
+    _tamper(site_copy, r'(<cite class="citation">[^<]*<a[^>]*>[^<]*</a>[^<]*?) 2016', r"\1 2015")
+    findings = audit_site(site_copy, golden)
+    # The whole citation is audited like prose now: its year and its arXiv number.
+    assert sorted(re.search(r"'[^']+'", f.message).group(0) for f in findings) == [
+        "'1512.03385'", "'2015'"], findings
+    assert all("citation not rendered from the bibliography" in f.message for f in findings)

@@ -5,8 +5,11 @@ Contract, for every built HTML page and every stylesheet:
   resolves to a file of the site (a directory means its `index.html`; `..` may not leave
   the site); a `#fragment` on an HTML target must name an `id` (or `<a name>`) there;
 - a *resource* (anything the browser fetches by itself: images, scripts, stylesheets,
-  icons, frames, media, CSS `url()`) must be site-local: an absolute `http(s)://` or `//`
-  URL is a finding, because the site must make no external request;
+  icons, frames, media, CSS `url()` in stylesheets, `<style>` and `style="..."`, a
+  `<meta http-equiv="refresh">` target, and module specifiers an inline `<script>` imports
+  with `import ... from "URL"`, `import "URL"` or `import("URL")`) must be site-local: an
+  absolute `http(s)://` or `//` URL is a finding, because the site must make no external
+  request;
 - external navigation links (`<a href="https://...">`) are allowed and never fetched;
 - an `id` defined twice on a page is a finding (its fragment would be ambiguous).
 """
@@ -19,7 +22,8 @@ from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
-from diagrams.gates.pages import Finding, attr, html_pages, shorten
+from diagrams.errors import shorten
+from diagrams.gates.pages import Finding, attr, html_pages, read_text
 
 GATE = "links"
 URL_ATTRS = ("href", "src", "srcset", "poster", "data", "xlink:href")
@@ -30,6 +34,17 @@ FETCHED_RELS = frozenset({
 })
 SKIPPED_SCHEMES = frozenset({"mailto", "tel", "javascript", "data", "blob", "about"})
 CSS_URL = re.compile(r"""url\(\s*(['"]?)([^'")]+)\1\s*\)|@import\s+(['"])([^'"]+)\3""")
+# <meta http-equiv="refresh" content="5; url=target">: the browser goes there by itself.
+REFRESH_URL = re.compile(r"""^\s*[0-9.]*\s*[;,]?\s*(?:url\s*=\s*)?(['"]?)(.*?)\1\s*$""",
+                         re.IGNORECASE | re.DOTALL)
+# Module specifiers of static and dynamic imports (and re-exports) in an inline script.
+SCRIPT_IMPORT = re.compile(
+    r"""\bimport\s*\(\s*(['"`])(.+?)\1"""  # import("url")
+    r"""|\b(?:import|export)\b[^'"`;()]*?\bfrom\s*(['"])(.+?)\3"""  # import x from "url"
+    r"""|\bimport\s*(['"])(.+?)\5"""  # import "url"
+)
+# Specifiers a browser resolves as URLs (bare names like "katex" need an import map).
+URL_SPECIFIER = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//|/|\./|\.\./)")
 
 
 @dataclass(frozen=True)
@@ -66,7 +81,7 @@ def check_links(site_dir: Path) -> list[Finding]:
 def css_references(site_dir: Path, css: Path) -> list[Reference]:
     """Every `url(...)` and `@import` of a stylesheet: all are resources."""
     page = css.relative_to(site_dir).as_posix()
-    text = css.read_text(encoding="utf-8", errors="replace")
+    text = read_text(css)
     refs = []
     for match in CSS_URL.finditer(text):
         url = (match.group(2) or match.group(4) or "").strip()
@@ -92,10 +107,10 @@ def check_reference(site_dir: Path, anchors: dict[str, frozenset[str]], ref: Ref
         target = (PurePosixPath(target) / "index.html").as_posix()
         file = site_dir / target
     if not file.is_file():
-        return f"broken link {shorten(ref.url)!r}: no file site/{target}"
+        return f"broken link {shorten(ref.url)!r}: no file {target} in the site"
     fragment = unquote(parts.fragment)
     if fragment and target in anchors and fragment not in anchors[target]:
-        return f"broken anchor {shorten(ref.url)!r}: no id {fragment!r} in site/{target}"
+        return f"broken anchor {shorten(ref.url)!r}: no id {fragment!r} in {target}"
     return ""
 
 
@@ -126,7 +141,7 @@ class _LinkParser(HTMLParser):
         self.ids: dict[str, int] = {}
         self.references: list[Reference] = []
         self.findings: list[Finding] = []
-        self.in_style = False
+        self.raw: str | None = None  # "style" or "script" while inside one
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         line = self.getpos()[0]
@@ -143,20 +158,30 @@ class _LinkParser(HTMLParser):
             urls = _srcset_urls(value) if name == "srcset" else [value]
             for url in urls:
                 self.references.append(Reference(self.page, line, url, resource))
-        if tag == "style":
-            self.in_style = True
+        self._scan(CSS_URL, attr(attrs, "style") or "", line)
+        if tag == "meta" and (attr(attrs, "http-equiv") or "").lower() == "refresh":
+            target = REFRESH_URL.match(attr(attrs, "content") or "")
+            if target and target.group(2).strip():
+                self.references.append(Reference(self.page, line, target.group(2), True))
+        if tag == "style" or (tag == "script" and _is_javascript(attrs)):
+            self.raw = tag
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "style":
-            self.in_style = False
+        if tag == self.raw:
+            self.raw = None
 
     def handle_data(self, data: str) -> None:
-        if not self.in_style:
-            return
-        line = self.getpos()[0]
-        for match in CSS_URL.finditer(data):
-            url = (match.group(2) or match.group(4) or "").strip()
-            self.references.append(Reference(self.page, line, url, resource=True))
+        if self.raw is not None:
+            self._scan(CSS_URL if self.raw == "style" else SCRIPT_IMPORT, data, self.getpos()[0])
+
+    def _scan(self, pattern: re.Pattern[str], text: str, line: int) -> None:
+        """Every URL `pattern` finds in `text` (starting on `line`) is a resource."""
+        for match in pattern.finditer(text):
+            url = next(group for group in match.groups()[1::2] if group is not None).strip()
+            if pattern is SCRIPT_IMPORT and not URL_SPECIFIER.match(url):
+                continue  # a bare module name is not a URL the browser would fetch
+            at = line + text.count("\n", 0, match.start())
+            self.references.append(Reference(self.page, at, url, resource=True))
 
     def _anchor(self, name: str | None, line: int, duplicate_ok: bool = False) -> None:
         if not name:
@@ -177,6 +202,12 @@ def _is_resource(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
         rels = set((attr(attrs, "rel") or "").lower().split())
         return bool(rels & FETCHED_RELS)
     return True
+
+
+def _is_javascript(attrs: list[tuple[str, str | None]]) -> bool:
+    """Whether a `<script>` runs (JSON data blocks such as Material's config do not)."""
+    kind = (attr(attrs, "type") or "").strip().lower()
+    return kind in ("", "module", "text/javascript", "application/javascript")
 
 
 def _srcset_urls(value: str) -> list[str]:

@@ -1,49 +1,94 @@
-"""Shared vocabulary of the site gates: the `Finding` record and the walk over built pages.
+"""Shared vocabulary of the site gates: the `Finding` record, the walk over built pages, and
+the one structural definition of a code listing.
 
 Contract: a gate never raises on a broken page; it returns `Finding`s. A finding names the
 page relative to the site root (POSIX separators), the 1-based source line of the offending
-tag or text when known, the gate's name and a one-line message; `str(finding)` is the line
-`site/PAGE:LINE: [gate] message` that `build_site.py` prints.
+tag or text when known, the gate's name and a one-line message. How the site folder is named
+in messages is the caller's choice (`Finding.site`, set with `Finding.shown_as`), and so is
+the Markdown source the page was built from (`Finding.source`): `str(finding)` is the line
+`SITE/PAGE:LINE: [gate] message (from docs/PAGE.md)`. A multi-line explanation (a unified
+diff) goes in `Finding.detail`, which `str()` leaves out so the finding stays one line.
+A site that cannot be read at all (missing folder, unreadable page) raises `GateError`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
+
+from diagrams.errors import GateError
 
 # Elements that never have an end tag: the gates' tag stacks must not push them.
 VOID_ELEMENTS = frozenset({
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
     "source", "track", "wbr",
 })
+# Attributes a reader sees (tooltips, alt text) or hears (screen readers) on any element.
+READER_ATTRS = (
+    "alt", "title", "aria-label", "aria-description", "aria-roledescription",
+    "aria-valuetext", "aria-placeholder", "placeholder", "label", "xlink:title",
+)
+# Attributes that put a number on screen for particular elements only.
+SHOWN_ATTRS = {"ol": ("start",), "li": ("value",), "input": ("value",)}
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One defect found by a gate in a built page."""
+    """One defect found by a gate in a built site."""
 
     page: str
     line: int | None
     gate: str
     message: str
+    site: str = "site"  # how messages name the site folder
+    source: str | None = None  # the Markdown page `page` was built from, when known
+    detail: str = ""  # several lines (a diff) shown under the finding by `check`
 
     def __str__(self) -> str:
-        where = f"site/{self.page}" if self.line is None else f"site/{self.page}:{self.line}"
+        page = f"{self.site.rstrip('/')}/{self.page}" if self.site else self.page
+        where = page if self.line is None else f"{page}:{self.line}"
+        hint = f" (from {self.source})" if self.source else ""
         # One line, always: a message must never smuggle a newline into the build log.
         message = " ".join(self.message.split())
-        return f"{where}: [{self.gate}] {message}"
+        return f"{where}: [{self.gate}] {message}{hint}"
 
     def sort_key(self) -> tuple[str, int, str, str]:
         return (self.page, self.line or 0, self.gate, self.message)
 
+    def shown_as(self, site: str, docs_dir: Path | None = None) -> Finding:
+        """This finding with the site folder named `site` and, given the Markdown folder
+        `docs_dir`, the source page hint (`docs/index.md` for `index.html`)."""
+        source = source_page(self.page, docs_dir) if docs_dir is not None else self.source
+        return dataclasses.replace(self, site=site, source=source)
+
+
+def source_page(page: str, docs_dir: Path) -> str | None:
+    """`docs/PAGE.md` for a built `PAGE.html` when that Markdown file exists (MkDocs with
+    `use_directory_urls: false` maps one to the other); None for theme pages like 404.html."""
+    if not page.endswith(".html"):
+        return None
+    markdown = docs_dir / (page[: -len(".html")] + ".md")
+    return f"{docs_dir.name}/{page[: -len('.html')]}.md" if markdown.is_file() else None
+
 
 def html_pages(site_dir: Path) -> Iterator[tuple[str, str]]:
     """Yield `(relative POSIX path, text)` for every built HTML page, in a stable order."""
+    if not site_dir.is_dir():
+        raise GateError(str(site_dir), None, "no such folder: nothing to check")
     for path in sorted(site_dir.rglob("*.html")):
         if path.is_file():
-            rel = path.relative_to(site_dir).as_posix()
-            yield rel, path.read_text(encoding="utf-8", errors="replace")
+            yield path.relative_to(site_dir).as_posix(), read_text(path)
+
+
+def read_text(path: Path) -> str:
+    """A site file's text (bad bytes replaced: a gate reports, it does not crash)."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as err:
+        raise GateError(str(path), None, f"cannot read: {err.strerror or err}") from None
 
 
 def class_list(attrs: list[tuple[str, str | None]]) -> frozenset[str]:
@@ -59,7 +104,52 @@ def attr(attrs: list[tuple[str, str | None]], name: str) -> str | None:
     return None
 
 
-def shorten(text: str, limit: int = 80) -> str:
-    """A message-safe excerpt: whitespace collapsed, long text cut with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+def is_listing_code(tag: str, parent: tuple[str, frozenset[str]],
+                    grandparent: tuple[str, frozenset[str]]) -> bool:
+    """Whether a `tag` element, given its parent's and grandparent's (tag, classes), is the
+    body of a code listing as the highlighter writes it: `div.highlight > pre > code`.
+
+    A class name alone proves nothing (attr_list lets an author put `.highlight` on a
+    paragraph), and inline `<code>` in prose is prose; only this exact nesting is a listing.
+    """
+    return (tag == "code" and parent[0] == "pre" and grandparent[0] == "div"
+            and "highlight" in grandparent[1])
+
+
+class _ListingParser(HTMLParser):
+    """Collects the text of every code listing of a page, with its first line number."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        # Two sentinels, so every element has a parent and a grandparent to look at.
+        self.stack: list[tuple[str, frozenset[str]]] = [("#root", frozenset())] * 2
+        self.depth: int | None = None  # stack depth of the open listing's <code>
+        self.listings: list[tuple[int, list[str]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in VOID_ELEMENTS:
+            return
+        if self.depth is None and is_listing_code(tag, self.stack[-1], self.stack[-2]):
+            self.depth = len(self.stack)
+            self.listings.append((self.getpos()[0], []))
+        self.stack.append((tag, class_list(attrs)))
+
+    def handle_endtag(self, tag: str) -> None:
+        for depth in range(len(self.stack) - 1, 0, -1):
+            if self.stack[depth][0] == tag:
+                del self.stack[depth:]
+                if self.depth is not None and len(self.stack) <= self.depth:
+                    self.depth = None
+                return
+
+    def handle_data(self, data: str) -> None:
+        if self.depth is not None:
+            self.listings[-1][1].append(data)
+
+
+def code_listings(html: str) -> list[tuple[int, str]]:
+    """`(line, text)` of every code listing (`is_listing_code`) of a page, in order."""
+    parser = _ListingParser()
+    parser.feed(html)
+    parser.close()
+    return [(line, "".join(parts)) for line, parts in parser.listings]

@@ -1,0 +1,163 @@
+"""Diagram check (part of the "audit" gate): each inline diagram shows what the trace renders.
+
+Contract: the diagrams are pure functions of the trace, so an inline `<svg>` in the article
+that names a registered diagram (`data-diagram="NAME"`, or ids prefixed `NAME-`) must read
+exactly like `diagrams.svg.render_diagram(NAME, trace)` re-rendered from the trace being
+checked: the same sequence of text (`<text>`, `<title>`, `<desc>`, any other text node) and
+reader-visible attributes (`READER_ATTRS`), whitespace collapsed. Each difference is a finding
+naming the page line, what the page shows and what the trace renders; a swapped-in value that
+happens to be traced elsewhere is still a difference. An inline SVG that carries text but
+names no registered diagram is a finding (text-free icons are fine). Rendering needs `dot`;
+when it fails the diagram cannot be vouched for, which is a finding too.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+from diagrams.errors import SiteError, shorten
+from diagrams.gates.pages import READER_ATTRS, Finding, attr
+from diagrams.trace import Trace
+
+GATE = "audit"
+Item = tuple[str, str]  # (where: "<text>" or "@aria-label", reader-visible text)
+
+
+@dataclass
+class SvgText:
+    """The reader-visible content of one inline SVG, in document order, with page lines."""
+
+    line: int
+    name: str | None
+    items: list[Item] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    stack: list[str] = field(default_factory=list)
+
+    def start(self, tag: str, attrs: list[tuple[str, str | None]], line: int) -> None:
+        """An element opens inside the SVG (the root included)."""
+        ident = attr(attrs, "id")
+        if self.name is None and ident:
+            self.name = _registered_prefix(ident)
+        for name in READER_ATTRS:
+            value = attr(attrs, name)
+            if value is not None and value.strip():
+                self._add(f"@{name}", value, line)
+        self.stack.append(tag)
+
+    def end(self, tag: str) -> None:
+        """An element closes; unclosed children close with it."""
+        if tag in self.stack:
+            del self.stack[len(self.stack) - 1 - self.stack[::-1].index(tag):]
+
+    def data(self, text: str, line: int) -> None:
+        """Text inside the SVG, attributed to its innermost element."""
+        if text.strip():
+            self._add(f"<{self.stack[-1] if self.stack else 'svg'}>", text, line)
+
+    def _add(self, where: str, text: str, line: int) -> None:
+        self.items.append((where, " ".join(text.split())))
+        self.lines.append(line)
+
+
+def svg_text(attrs: list[tuple[str, str | None]], line: int) -> SvgText:
+    """A collector for an `<svg>` element opening on `line` with `attrs`."""
+    name = attr(attrs, "data-diagram")
+    collector = SvgText(line, name)
+    collector.start("svg", attrs, line)
+    return collector
+
+
+def _registered_prefix(ident: str) -> str | None:
+    from diagrams.svg import DIAGRAMS
+
+    names = [name for name in DIAGRAMS if ident.startswith(f"{name}-")]
+    return max(names, key=len) if names else None
+
+
+class _SvgParser(HTMLParser):
+    """Reads one standalone SVG (a freshly rendered diagram) into an `SvgText`."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.svg: SvgText | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.svg is None:
+            if tag == "svg":
+                self.svg = svg_text(attrs, self.getpos()[0])
+        else:
+            self.svg.start(tag, attrs, self.getpos()[0])
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.svg is not None:
+            self.svg.end(tag)
+
+    def handle_data(self, data: str) -> None:
+        if self.svg is not None:
+            self.svg.data(data, self.getpos()[0])
+
+
+class ExpectedDiagrams:
+    """Each registered diagram re-rendered from one trace, rendered once and on demand."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        self._items: dict[str, list[Item] | str] = {}
+
+    def items(self, name: str) -> list[Item] | str:
+        """The diagram's reader-visible items, or why it could not be rendered."""
+        if name not in self._items:
+            from diagrams.svg import render_diagram
+
+            try:
+                parser = _SvgParser()
+                parser.feed(render_diagram(name, self.trace))
+                parser.close()
+                self._items[name] = parser.svg.items if parser.svg else "no <svg> rendered"
+            except SiteError as err:
+                self._items[name] = str(err)
+        return self._items[name]
+
+
+def compare_svg(page: str, svg: SvgText, expected: ExpectedDiagrams) -> list[Finding]:
+    """Findings for an inline SVG of `page` that differs from its diagram rendered afresh."""
+    from diagrams.svg import DIAGRAMS
+
+    if svg.name not in DIAGRAMS:
+        if not svg.items:
+            return []  # an icon: no text a reader could take for a figure
+        return [Finding(page, svg.line, GATE, f"inline SVG with text names no registered "
+                        f"diagram (data-diagram={svg.name!r}; known: {', '.join(DIAGRAMS)}): "
+                        f"“{shorten(svg.items[0][1])}”")]
+    want = expected.items(svg.name)
+    if isinstance(want, str):
+        return [Finding(page, svg.line, GATE, f"diagram {svg.name!r} cannot be re-rendered "
+                        f"from the trace to compare: {want}")]
+    return _differences(page, svg, want)
+
+
+def _differences(page: str, svg: SvgText, want: list[Item]) -> list[Finding]:
+    """One finding per replaced, extra or missing item (difflib's opcodes)."""
+    got, findings = svg.items, []
+    label = f"diagram {svg.name!r}"
+    matcher = difflib.SequenceMatcher(a=got, b=want, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        for k in range(max(i2 - i1, j2 - j1)):
+            mine = got[i1 + k] if i1 + k < i2 else None
+            theirs = want[j1 + k] if j1 + k < j2 else None
+            line = svg.lines[i1 + k] if mine else (svg.lines[i1 - 1] if i1 else svg.line)
+            if mine and theirs:
+                message = (f"{label}: {mine[0]} shows “{shorten(mine[1])}”, the trace renders "
+                           f"“{shorten(theirs[1])}” ({theirs[0]})")
+            elif mine:
+                message = f"{label}: {mine[0]} “{shorten(mine[1])}” is not in the diagram " \
+                          "rendered from the trace"
+            else:
+                message = f"{label}: {theirs[0]} “{shorten(theirs[1])}” of the diagram " \
+                          "rendered from the trace is missing"
+            findings.append(Finding(page, line, GATE, message))
+    return findings

@@ -1,0 +1,80 @@
+"""Published trace (gate name "trace"): what the site offers as the trace is the trace checked.
+
+Contract:
+- the download `trace/TRACE_NAME` in the site must equal the checked trace's text byte for
+  byte; a missing copy is a finding, a different one is a finding at its first differing line
+  whose `detail` is the unified diff (checked trace → published copy);
+- the Trace page (`trace.html`) must show the trace in a code listing whose text equals the
+  trace text exactly (the hook renders it with `raw_trace()`); otherwise the finding points at
+  the listing that starts like the trace (with a diff) or says that none does.
+Together with the audit this closes the loop: a site and its published trace tampered
+consistently still differ from the trace the engine wrote, which `build_site.py check` uses.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from diagrams.errors import shorten
+from diagrams.gates.pages import Finding, code_listings, read_text
+from diagrams.pipeline import TRACE_NAME
+from diagrams.trace import Trace
+
+GATE = "trace"
+TRACE_PAGE = "trace.html"
+DIFF_LINES = 60  # a diff longer than this is cut: the first lines locate the problem
+
+
+def check_published(site_dir: Path, trace: Trace) -> list[Finding]:
+    """The published copy and the Trace page's raw listing, against `trace`."""
+    return published_copy(site_dir, trace) + trace_page(site_dir, trace)
+
+
+def published_copy(site_dir: Path, trace: Trace) -> list[Finding]:
+    """The site's downloadable trace must be byte-identical to `trace`."""
+    page = f"trace/{TRACE_NAME}"
+    path = site_dir / page
+    if not path.is_file():
+        return [Finding(page, None, GATE, f"the published trace is missing (the Trace page "
+                        f"links to it); expected a copy of {trace.path}")]
+    data = path.read_bytes()
+    if data == trace.text.encode("utf-8"):
+        return []
+    published = data.decode("utf-8", errors="replace")
+    return [_mismatch(page, 1, "published trace", trace, published)]
+
+
+def trace_page(site_dir: Path, trace: Trace) -> list[Finding]:
+    """The Trace page must show the trace text exactly in one of its code listings."""
+    path = site_dir / TRACE_PAGE
+    if not path.is_file():
+        return [Finding(TRACE_PAGE, None, GATE, "the Trace page is missing, so the raw trace "
+                        "is not shown")]
+    listings = code_listings(read_text(path))
+    if any(text == trace.text for _, text in listings):
+        return []
+    header = trace.text.split("\n", 1)[0]
+    like = [(line, text) for line, text in listings if text.split("\n", 1)[0] == header]
+    if not like:
+        return [Finding(TRACE_PAGE, None, GATE, f"no code listing shows the raw trace (none "
+                        f"starts with {shorten(header)!r})")]
+    line, text = like[0]
+    return [_mismatch(TRACE_PAGE, line, "raw trace listing", trace, text)]
+
+
+def _mismatch(page: str, first_line: int, what: str, trace: Trace, shown: str) -> Finding:
+    """A finding at the first line where `shown` leaves `trace.text`, with the diff."""
+    want, got = trace.text.splitlines(keepends=True), shown.splitlines(keepends=True)
+    at = next((i for i, (a, b) in enumerate(zip(want, got, strict=False)) if a != b),
+              min(len(want), len(got)))
+    expected = want[at].rstrip("\n") if at < len(want) else "(end of trace)"
+    found = got[at].rstrip("\n") if at < len(got) else "(end of text)"
+    diff = list(difflib.unified_diff(want, got, fromfile=f"{trace.path} (checked)",
+                                     tofile=f"{page} ({what})", n=1))
+    if len(diff) > DIFF_LINES:
+        diff = [*diff[:DIFF_LINES], f"... ({len(diff) - DIFF_LINES} more diff lines)\n"]
+    message = (f"{what} differs from the checked trace {trace.path} at its line {at + 1}: "
+               f"shows {shorten(found)!r}, the trace has {shorten(expected)!r}")
+    detail = "".join(line if line.endswith("\n") else line + "\n" for line in diff)
+    return Finding(page, first_line + at, GATE, message, detail=detail.rstrip("\n"))

@@ -1,0 +1,146 @@
+"""Tests for the diagram check of the audit (diagrams/gates/figures.py).
+
+Each inline diagram must read exactly like the diagram re-rendered from the trace, so a label
+swapped for another *traced* value, a number added to a `<desc>` or a retitled diagram is
+reported; text-free icons pass and an unregistered SVG with text is reported. Needs `dot`.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import site_support
+
+from diagrams.errors import RenderError
+from diagrams.gates import Finding
+from diagrams.gates.audit import audit_page, audit_site
+from diagrams.gates.figures import ExpectedDiagrams
+from diagrams.svg import render_diagram
+from diagrams.trace import Trace, parse_trace
+
+STACK_LABEL = "[0.007812, −0.003906]"  # STACK[4].plain, fixed6, in the stack diagram
+
+
+def page(body: str) -> str:
+    return ('<html><body><article class="md-content__inner md-typeset">\n'
+            f"{body}\n</article></body></html>\n")
+
+
+def audit(trace: Trace, body: str, diagrams: ExpectedDiagrams | None = None) -> list[Finding]:
+    return audit_page("index.html", page(body), trace, diagrams)
+
+
+@pytest.fixture(scope="module")
+def stack_svg(trace: Trace) -> str:
+    svg = render_diagram("stack", trace)
+    # 0.750000 is traced and even shown elsewhere in this diagram: membership is no proof.
+    assert STACK_LABEL in svg and "0.750000" in svg
+    return svg
+
+
+def test_every_registered_diagram_passes(trace: Trace) -> None:
+    from diagrams.svg import DIAGRAMS
+
+    body = "\n".join(render_diagram(name, trace) for name in DIAGRAMS)
+    assert audit(trace, body) == []
+
+
+def test_label_swapped_for_another_traced_value_is_reported(trace: Trace,
+                                                            stack_svg: str) -> None:
+    assert "0.75" in trace.text  # STACK-CONFIG residual-factor: traced, just not here
+    findings = audit(trace, stack_svg.replace(STACK_LABEL, "[0.750000, −0.003906]"))
+    assert len(findings) == 1, findings
+    message = findings[0].message
+    assert "diagram 'stack'" in message and "0.750000" in message and STACK_LABEL in message
+    line = page(stack_svg).splitlines().index(
+        next(x for x in page(stack_svg).splitlines() if STACK_LABEL in x)) + 1
+    assert findings[0].line == line
+
+
+def test_number_added_to_desc_is_reported(trace: Trace, stack_svg: str) -> None:
+    tampered = re.sub(r"(<desc[^>]*>)", r"\g<1>After 4 layers: ", stack_svg, count=1)
+    findings = audit(trace, tampered)
+    assert len(findings) == 1 and "<desc>" in findings[0].message, findings
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("</svg>", '<text x="1" y="1">0.007812</text></svg>', "is not in the diagram"),
+        ("</svg>", '<g aria-label="0.5"></g></svg>', "@aria-label"),
+        ("<g ", '<foreignObject><p>0.42</p></foreignObject><g ', "<p>"),
+    ],
+    ids=["extra-text", "extra-label", "foreign-object"],
+)
+def test_added_text_is_reported(trace: Trace, stack_svg: str, old: str, new: str,
+                                expected: str) -> None:
+    findings = audit(trace, stack_svg.replace(old, new, 1))
+    assert len(findings) == 1 and expected in findings[0].message, findings
+
+
+def test_removed_label_is_reported(trace: Trace, stack_svg: str) -> None:
+    tampered = re.sub(r"<text[^>]*>\[0\.007812, −0\.003906\]</text>", "", stack_svg)
+    assert tampered != stack_svg
+    findings = audit(trace, tampered)
+    assert len(findings) == 1 and "is missing" in findings[0].message, findings
+
+
+def test_diagram_is_identified_by_id_prefix_without_data_diagram(trace: Trace,
+                                                                 stack_svg: str) -> None:
+    anonymous = stack_svg.replace(' data-diagram="stack"', "")
+    assert audit(trace, anonymous) == []
+    findings = audit(trace, anonymous.replace(STACK_LABEL, "[0.750000, −0.003906]"))
+    assert len(findings) == 1 and "diagram 'stack'" in findings[0].message
+
+
+def test_unregistered_svg_with_text_is_reported_and_icons_pass(trace: Trace) -> None:
+    icon = '<svg viewBox="0 0 24 24"><path d="M0 0h24v24H0z"/></svg>'
+    assert audit(trace, icon) == []
+    findings = audit(trace, '<svg><text>0.007812</text></svg>')
+    assert len(findings) == 1 and "names no registered diagram" in findings[0].message
+
+
+def test_a_diagram_that_cannot_be_rendered_is_reported(trace: Trace, stack_svg: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_dot(dot_text: str, where: str) -> str:
+        raise RenderError(where, None, "Graphviz 'dot' not found on PATH")
+
+    monkeypatch.setattr("diagrams.svg.run_dot", no_dot)
+    findings = audit(trace, stack_svg)
+    assert len(findings) == 1 and "cannot be re-rendered" in findings[0].message, findings
+
+
+def test_diagram_from_another_trace_is_reported(trace: Trace, stack_svg: str) -> None:
+    other = parse_trace(trace.text.replace("residual-factor=0.75", "residual-factor=0.5"))
+    findings = audit(other, stack_svg)
+    assert findings and all("diagram 'stack'" in f.message for f in findings)
+
+
+# --- the real site ---------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("pattern", "replace", "expected"),
+    [
+        (re.escape(STACK_LABEL), "[0.750000, −0.003906]", "0.750000"),
+        (r'(<desc id="stack-desc">)', r"\g<1>Four 4 ", "<desc>"),
+        (r'(<svg[^>]*residual-diagram.*?<text[^>]*>)[^<]*\d[^<]*(</text>)',
+         r"\g<1>0.4242\g<2>", "0.4242"),
+    ],
+    ids=["traced-value-swap", "desc", "any-label"],
+)
+def test_real_site_changed_diagram_is_reported(tmp_path_factory: pytest.TempPathFactory,
+                                               tmp_path: Path, pattern: str, replace: str,
+                                               expected: str) -> None:
+    site = Path(shutil.copytree(site_support.built_site(tmp_path_factory), tmp_path / "site"))
+    html = (site / "index.html").read_text(encoding="utf-8")
+    new, count = re.subn(pattern, replace, html, count=1, flags=re.S)
+    assert count == 1, pattern
+    (site / "index.html").write_text(new, encoding="utf-8")
+    findings = audit_site(site, parse_trace(site_support.golden_text()))
+    assert len(findings) == 1, findings
+    assert "diagram '" in findings[0].message and expected in findings[0].message

@@ -1,0 +1,158 @@
+"""Tests for the published-trace gate (diagrams/gates/published.py) and `build_site.py check`.
+
+A synthetic site pins the rules (download copy and the Trace page's raw listing must equal
+the checked trace); the slow tests tamper a copy of a really built site, and run `check`
+to prove it checks against the engine's trace in the build folder, not the site's own copy,
+and prints the site folder it was given.
+"""
+
+from __future__ import annotations
+
+import html
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import site_support
+
+from diagrams.gates.published import check_published
+from diagrams.pipeline import TRACE_NAME
+from diagrams.trace import Trace, parse_trace
+
+
+def listing(text: str) -> str:
+    """A code listing the way pymdownx.highlight writes a fenced `text` block."""
+    return (f'<div class="highlight"><pre><span></span><code>{html.escape(text)}'
+            "</code></pre></div>")
+
+
+@pytest.fixture
+def site(tmp_path: Path, trace: Trace) -> Path:
+    (tmp_path / "trace").mkdir()
+    (tmp_path / "trace" / TRACE_NAME).write_bytes(trace.text.encode("utf-8"))
+    body = listing("chapter=24 report") + "\n" + listing(trace.text)
+    (tmp_path / "trace.html").write_text(f"<html><body>\n{body}\n</body></html>\n",
+                                         encoding="utf-8")
+    return tmp_path
+
+
+def test_faithful_site_passes(site: Path, trace: Trace) -> None:
+    assert check_published(site, trace) == []
+
+
+def test_changed_published_copy_is_reported_with_a_diff(site: Path, trace: Trace) -> None:
+    path = site / "trace" / TRACE_NAME
+    path.write_text(trace.text.replace("FORWARD input=[2.0,-1.0]", "FORWARD input=[2.0,-1.5]"),
+                    encoding="utf-8")
+    findings = check_published(site, trace)
+    assert len(findings) == 1, findings
+    line = trace.text.splitlines().index(
+        next(x for x in trace.text.splitlines() if x.startswith("FORWARD "))) + 1
+    assert (findings[0].page, findings[0].line, findings[0].gate) == (
+        f"trace/{TRACE_NAME}", line, "trace")
+    assert "-FORWARD input=[2.0,-1.0]" in findings[0].detail
+    assert "+FORWARD input=[2.0,-1.5]" in findings[0].detail
+    assert "\n" not in str(findings[0])
+
+
+@pytest.mark.parametrize("change", ["missing", "crlf", "trailing-byte"])
+def test_missing_or_byte_different_copy_is_reported(site: Path, trace: Trace,
+                                                    change: str) -> None:
+    path = site / "trace" / TRACE_NAME
+    if change == "missing":
+        path.unlink()
+    elif change == "crlf":
+        path.write_bytes(trace.text.replace("\n", "\r\n").encode("utf-8"))
+    else:
+        path.write_bytes(trace.text.encode("utf-8") + b" ")
+    findings = check_published(site, trace)
+    assert len(findings) == 1 and findings[0].page == f"trace/{TRACE_NAME}", findings
+
+
+def test_changed_raw_listing_is_reported(site: Path, trace: Trace) -> None:
+    page = site / "trace.html"
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace("REPLAY bitwise=true", "REPLAY bitwise=false"),
+                    encoding="utf-8")
+    findings = check_published(site, trace)
+    assert len(findings) == 1 and findings[0].page == "trace.html", findings
+    assert "REPLAY bitwise=false" in findings[0].message
+    assert findings[0].line == 3 + trace.text.splitlines().index("REPLAY bitwise=true")
+
+
+@pytest.mark.parametrize("html_text", [
+    "<html><body><p>no listing here</p></body></html>",
+    "<html><body><pre>{trace}</pre></body></html>",  # not the highlighter's listing
+])
+def test_trace_page_without_the_raw_listing_is_reported(site: Path, trace: Trace,
+                                                        html_text: str) -> None:
+    (site / "trace.html").write_text(html_text.format(trace=html.escape(trace.text)),
+                                     encoding="utf-8")
+    findings = check_published(site, trace)
+    assert len(findings) == 1 and "no code listing shows the raw trace" in findings[0].message
+
+
+# --- the real site and `build_site.py check` -------------------------------------------
+
+
+def check(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "build_site.py", "check", *args],
+                          cwd=site_support.ROOT, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def site_copy(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(site_support.built_site(tmp_path_factory), tmp_path / "site"))
+
+
+@pytest.mark.slow
+def test_real_site_raw_listing_tamper_is_reported(site_copy: Path) -> None:
+    page = site_copy / "trace.html"
+    text = page.read_text(encoding="utf-8")
+    assert text.count("REPLAY bitwise=true") == 1
+    page.write_text(text.replace("REPLAY bitwise=true", "REPLAY bitwise=false"),
+                    encoding="utf-8")
+    findings = check_published(site_copy, parse_trace(site_support.golden_text()))
+    assert len(findings) == 1 and findings[0].page == "trace.html", findings
+
+
+@pytest.mark.slow
+def test_check_uses_the_engine_trace_and_names_the_given_site(site_copy: Path,
+                                                              tmp_path: Path) -> None:
+    # Site and published copy tampered consistently: only the engine's trace can tell.
+    golden = site_support.golden_text()
+    forged = golden.replace("residual-factor=0.75", "residual-factor=0.5")
+    assert forged != golden
+    (site_copy / "trace" / TRACE_NAME).write_text(forged, encoding="utf-8")
+    build = tmp_path / "build"
+    (build / "trace").mkdir(parents=True)
+    (build / "trace" / TRACE_NAME).write_text(golden, encoding="utf-8")
+    done = check("--site", str(site_copy), "--build-dir", str(build))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert str(build / "trace" / TRACE_NAME) in done.stdout
+    lines = [x for x in done.stdout.splitlines() if "[trace]" in x]
+    assert lines and lines[0].startswith(f"{site_copy}/trace/{TRACE_NAME}:"), done.stdout
+    assert "    -STACK-CONFIG" in done.stdout and "    +STACK-CONFIG" in done.stdout
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_check_prints_the_site_folder_and_the_source_page(site_copy: Path) -> None:
+    page = site_copy / "building.html"
+    page.write_text(page.read_text(encoding="utf-8").replace(
+        "</article>", "<p>Typed: 0.42</p></article>", 1), encoding="utf-8")
+    trace = site_copy / "trace" / TRACE_NAME
+    done = check("--site", str(site_copy), "--trace", str(trace))
+    assert done.returncode == 1, done.stdout + done.stderr
+    finding = next(x for x in done.stdout.splitlines() if "0.42" in x)
+    assert finding.startswith(f"{site_copy}/building.html:"), finding
+    assert finding.endswith("(from docs/building.md)"), finding
+
+
+def test_check_help_lists_the_gates() -> None:
+    done = check("--help")
+    assert done.returncode == 0
+    for gate in ("audit", "links", "trace", "browser", "./dev test"):
+        assert gate in done.stdout, gate

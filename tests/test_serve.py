@@ -1,0 +1,107 @@
+"""Tests for `build_site.py serve` (diagrams/serve.py): port checks and live rebuilds.
+
+A bad or taken port must fail at once, before the site is built. While serving, an edit to
+a page, a table template or an engine file must show up in what is served, re-running only
+what depends on it (the cache status of each phase says which ran).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from test_build_site import project_copy, run
+
+from diagrams.errors import BuildError
+from diagrams.serve import check_port
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(condition, timeout: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.3)
+    raise AssertionError("timed out")
+
+
+def fetch(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.read().decode()
+    except OSError:
+        return ""
+
+
+def phase_lines(log: Path, phase: str) -> list[str]:
+    return [line for line in log.read_text().splitlines()
+            if line.startswith(f"[build] {phase} ")]
+
+
+def test_a_taken_port_fails_before_building() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(BuildError) as caught:
+            check_port("127.0.0.1", port)
+        assert str(caught.value) == f"serve: port {port} is already in use (try --port N)"
+        done = run(["serve", "--port", str(port)])
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == f"serve: port {port} is already in use (try --port N)\n"
+
+
+def test_a_free_port_passes_the_probe_and_stays_free() -> None:
+    port = free_port()
+    check_port("127.0.0.1", port)
+    with socket.socket() as again:  # the probe let go of it
+        again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        again.bind(("127.0.0.1", port))
+
+
+@pytest.mark.slow
+def test_serve_rebuilds_after_page_template_and_engine_edits(tmp_path: Path) -> None:
+    proj = project_copy(tmp_path)
+    port, log = free_port(), tmp_path / "serve.log"
+    with log.open("w") as sink:
+        server = subprocess.Popen(
+            [sys.executable, str(proj / "build_site.py"), "serve", "--port", str(port)],
+            cwd=proj, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_for(lambda: "How this site is built" in fetch(f"{base}/building.html"))
+        assert f"<loc>{base}/index.html</loc>" in fetch(f"{base}/sitemap.xml")  # instant nav
+        page = proj / "docs" / "building.md"
+        page.write_text(page.read_text() + "\nA sentence added while serving.\n")
+        wait_for(lambda: "A sentence added while serving." in fetch(f"{base}/building.html"))
+        template = proj / "diagrams" / "templates" / "stack.html.j2"
+        text = template.read_text()
+        assert "<caption>Plain and residual stacks" in text
+        template.write_text(text.replace("<caption>Plain and residual stacks",
+                                         "<caption>Plain and residual stacks, re-rendered", 1))
+        wait_for(lambda: "Plain and residual stacks, re-rendered" in fetch(f"{base}/index.html"))
+        with (proj / "engine" / "__init__.py").open("a") as f:
+            f.write("\n# an edit to the engine\n")
+        wait_for(lambda: len(phase_lines(log, "engine")) >= 4
+                 and "(cache miss)" in phase_lines(log, "engine")[-1])
+        engine, generate = phase_lines(log, "engine"), phase_lines(log, "generate")
+        # first build, page edit, template edit: what each re-ran
+        assert ["(cache miss)" in line for line in engine[:3]] == [True, False, False]
+        assert ["(cache miss)" in line for line in generate[:3]] == [True, False, True]
+    finally:
+        os.killpg(server.pid, signal.SIGINT)
+        server.wait(timeout=30)

@@ -1,0 +1,114 @@
+"""Tests for the atomic publish in diagrams/sitebuild.py.
+
+Publishing over a previous site must leave exactly the new site and nothing beside it,
+whether the swap is one `renameat2(RENAME_EXCHANGE)` (Linux) or the two-rename fallback
+used where the system cannot exchange; a failed move leaves the old site in place.
+"""
+
+from __future__ import annotations
+
+import errno
+import sys
+from pathlib import Path
+
+import pytest
+
+from diagrams import sitebuild
+from diagrams.errors import BuildError
+
+
+def site(folder: Path, marker: str) -> Path:
+    """A minimal built site whose index says ``marker``."""
+    (folder / "assets").mkdir(parents=True)
+    (folder / "index.html").write_text(marker)
+    (folder / "assets" / "x.css").write_text(marker)
+    return folder
+
+
+def published(tmp_path: Path) -> tuple[Path, Path]:
+    out = site(tmp_path / "site", "old")
+    tmp = site(tmp_path / "build" / ".site-tmp-1", "new")
+    return tmp, out
+
+
+def assert_only_new(tmp_path: Path, out: Path) -> None:
+    assert (out / "index.html").read_text() == "new"
+    assert (out / "assets" / "x.css").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["build", "site"]
+    assert list((tmp_path / "build").iterdir()) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="renameat2 is Linux-only")
+def test_publish_over_a_site_is_one_exchange(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp, out = published(tmp_path)
+    calls: list[tuple[Path, Path]] = []
+    real = sitebuild._exchange
+
+    def spy(a: Path, b: Path) -> bool:
+        calls.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(sitebuild, "_exchange", spy)
+    monkeypatch.setattr(Path, "rename", lambda *a: pytest.fail("fell back to renames"))
+    sitebuild.publish(tmp, out)
+    assert calls == [(tmp, out)]
+    assert_only_new(tmp_path, out)
+
+
+def test_exchange_swaps_two_folders(tmp_path: Path) -> None:
+    a, b = site(tmp_path / "a", "A"), site(tmp_path / "b", "B")
+    if not sitebuild._exchange(a, b):
+        pytest.skip("this system cannot exchange two paths")
+    assert (a / "index.html").read_text() == "B" and (b / "index.html").read_text() == "A"
+
+
+@pytest.mark.parametrize("code", [errno.ENOSYS, errno.EINVAL])
+def test_without_exchange_publish_falls_back_to_two_renames(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
+) -> None:
+    def unsupported(*args: object) -> int:
+        sitebuild.ctypes.set_errno(code)
+        return -1
+
+    monkeypatch.setattr(sitebuild, "_renameat2", lambda: unsupported)
+    tmp, out = published(tmp_path)
+    sitebuild.publish(tmp, out)
+    assert_only_new(tmp_path, out)
+
+
+def test_publish_off_linux_uses_renames(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sitebuild.sys, "platform", "darwin")
+    assert sitebuild._renameat2() is None
+    tmp, out = published(tmp_path)
+    sitebuild.publish(tmp, out)
+    assert_only_new(tmp_path, out)
+
+
+def test_publish_into_nothing_is_a_rename(tmp_path: Path) -> None:
+    tmp = site(tmp_path / "build" / ".site-tmp-1", "new")
+    out = tmp_path / "site"
+    sitebuild.publish(tmp, out)
+    assert_only_new(tmp_path, out)
+
+
+def test_a_failed_exchange_leaves_the_old_site(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(*args: object) -> int:
+        sitebuild.ctypes.set_errno(errno.EXDEV)
+        return -1
+
+    monkeypatch.setattr(sitebuild, "_renameat2", lambda: refused)
+    tmp, out = published(tmp_path)
+    with pytest.raises(BuildError, match="cannot move the new site into place"):
+        sitebuild.publish(tmp, out)
+    assert (out / "index.html").read_text() == "old"
+
+
+def test_publish_refuses_a_folder_that_is_not_a_site(tmp_path: Path) -> None:
+    out = tmp_path / "docs"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(BuildError, match="does not look like a built site"):
+        sitebuild.publish(site(tmp_path / "new", "new"), out)
+    assert (out / "notes.txt").read_text() == "mine"
