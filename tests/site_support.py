@@ -1,7 +1,7 @@
 """Helpers shared by the gate tests: the golden trace, whole-site builds, tree hashes, a server.
 
-Contract: `golden_text()` is the expected trace with its `MAXERR` placeholder replaced by a
-valid float, so the site side can be built without the engine. `build(trace, out)` runs
+Contract: `golden_text()` is the engine's golden trace, so the site side can be built without
+running the engine. `build(trace, out)` runs
 `build_site.py build --trace TRACE --out OUT` in a fresh process and returns the completed
 process. `built_site(tmp_path_factory)` builds one site per test session (cached here, so every
 module's fixture shares it) and fails the test — never skips — when the build fails.
@@ -24,15 +24,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "residual-connections-v1.trace"
-MAX_ERROR = "3e-10"
 BUILD_TIMEOUT = 300
 
 _built: dict[str, Path] = {}
 
 
 def golden_text() -> str:
-    """The golden trace, made valid by replacing the engine's max-error placeholder."""
-    return GOLDEN.read_text(encoding="utf-8").replace("MAXERR", MAX_ERROR)
+    """The golden trace the engine must reproduce byte for byte."""
+    return GOLDEN.read_text(encoding="utf-8")
 
 
 def build(trace: Path, out: Path) -> subprocess.CompletedProcess[str]:
