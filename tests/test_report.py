@@ -3,29 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
-from pathlib import Path
+import re
+
+import pytest
+from golden_support import GOLDEN_DIR, assert_matches_golden
 
 from engine.fixtures import chapter_results
 from engine.report import render_report
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "learner-report.txt"
-
-
-def assert_matches_golden(actual: str, golden: Path) -> None:
-    expected = golden.read_bytes().decode("utf-8")
-    if actual != expected:
-        diff = difflib.unified_diff(
-            expected.splitlines(keepends=True),
-            actual.splitlines(keepends=True),
-            fromfile=str(golden),
-            tofile="rendered",
-        )
-        raise AssertionError("output differs from the golden file:\n" + "".join(diff))
+GOLDEN = GOLDEN_DIR / "learner-report.txt"
 
 
 def test_report_matches_golden_byte_for_byte():
-    assert_matches_golden(render_report(), GOLDEN)
+    assert_matches_golden(render_report(), GOLDEN, "render_report()")
 
 
 def test_report_is_key_value_lines_with_unique_keys():
@@ -59,9 +49,12 @@ def test_report_renders_the_results_it_is_given():
 def test_golden_diff_is_shown_on_mismatch(tmp_path):
     golden = tmp_path / "golden.txt"
     golden.write_text("a=1\nb=2\n", encoding="utf-8")
-    try:
+    with pytest.raises(AssertionError, match=re.escape("-b=2\n+b=3")):
         assert_matches_golden("a=1\nb=3\n", golden)
-    except AssertionError as error:
-        assert "-b=2\n+b=3" in str(error)
-    else:
-        raise AssertionError("a mismatch was not detected")
+
+
+def test_a_changed_result_fails_the_report_gate():
+    changed = dataclasses.replace(chapter_results(), replay_bitwise=False)
+    expected = re.escape("-replay_bitwise=true\n+replay_bitwise=false")
+    with pytest.raises(AssertionError, match=expected):
+        assert_matches_golden(render_report(changed), GOLDEN, "render_report()")

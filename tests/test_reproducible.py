@@ -73,3 +73,19 @@ def cold_engine_build(base: Path) -> Path:
 
 def test_two_cold_engine_builds_are_byte_identical(tmp_path: Path) -> None:
     compare_trees(cold_engine_build(tmp_path / "one"), cold_engine_build(tmp_path / "two"))
+
+
+def test_the_comparison_fails_on_any_difference(tmp_path: Path) -> None:
+    # The gate itself must be able to fail: one changed line, one missing file.
+    one, two = tmp_path / "one", tmp_path / "two"
+    for root in (one, two):
+        root.mkdir()
+        for number in range(12):
+            (root / f"page{number}.html").write_text(f"<p>page {number}</p>\n")
+    (two / "page3.html").write_text("<p>page 3, built at 12:00</p>\n")
+    (two / "page7.html").unlink()
+    with pytest.raises(AssertionError) as failed:
+        compare_trees(one, two)
+    message = str(failed.value)
+    assert "only in first build: page7.html" in message
+    assert "page3.html differs, line 1:" in message and "built at 12:00" in message

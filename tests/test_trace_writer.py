@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
-from pathlib import Path
 
 import pytest
+from golden_support import GOLDEN_DIR, assert_matches_golden
 
 from engine.errors import EngineError
 from engine.fixtures import ScaledOutput, chapter_results
@@ -23,7 +22,7 @@ from engine.trace import (
     trace_word,
 )
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "residual-connections-v1.trace"
+GOLDEN = GOLDEN_DIR / "residual-connections-v1.trace"
 RECORD = re.compile(r"[A-Z][A-Z-]*( [a-z][a-z-]*=[^ =]+)+")
 ORDER = [
     "CONFIG", "FORWARD", "BACKWARD", "PARAMETER", "ZERO-BRANCH", "SHAPE-ERROR",
@@ -33,15 +32,14 @@ ORDER = [
 
 
 def test_trace_matches_golden_byte_for_byte():
-    actual = render_trace()
-    expected = GOLDEN.read_bytes().decode("utf-8")
-    diff = "".join(
-        difflib.unified_diff(
-            expected.splitlines(keepends=True), actual.splitlines(keepends=True),
-            fromfile=str(GOLDEN), tofile="render_trace()",
-        )
-    )
-    assert actual == expected, "trace differs from the golden file:\n" + diff
+    assert_matches_golden(render_trace(), GOLDEN, "render_trace()")
+
+
+def test_a_changed_result_fails_the_trace_gate():
+    changed = dataclasses.replace(chapter_results(), replay_bitwise=False)
+    expected = re.escape("-REPLAY bitwise=true\n+REPLAY bitwise=false")
+    with pytest.raises(AssertionError, match=expected):
+        assert_matches_golden(render_trace(changed), GOLDEN, "render_trace()")
 
 
 def test_trace_layout_follows_the_grammar():
