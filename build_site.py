@@ -29,7 +29,8 @@ from pathlib import Path
 
 from diagrams import pipeline, sitebuild
 from diagrams.cache import Cache, write_files
-from diagrams.errors import SiteError
+from diagrams.errors import BuildError, SiteError
+from diagrams.paths import REPORT_NAME, TRACE_NAME
 from diagrams.trace import load_trace
 
 ROOT = Path(__file__).resolve().parent
@@ -80,16 +81,16 @@ def engine_phase(args: argparse.Namespace, cache: Cache, progress: Progress) -> 
     trace_dir = args.build_dir / "trace"
     with progress.phase("engine") as notes:
         if args.trace is not None:
-            report = args.report or args.trace.with_name(pipeline.REPORT_NAME)
+            report = args.report or args.trace.with_name(REPORT_NAME)
             notes.append(f"skipped: --trace {shown(args.trace)}")
             notes.append(f"(report: {shown(report)})" if report.is_file() else "(no report)")
             return {"RESIDUAL_TRACE": str(args.trace),
                     "RESIDUAL_REPORT": str(report) if report.is_file() else ""}
         files, status = pipeline.run_engine(ROOT, cache)
         write_files(trace_dir, files)
-        notes += [shown(trace_dir / pipeline.TRACE_NAME), f"(cache {status})"]
-    return {"RESIDUAL_TRACE": str(trace_dir / pipeline.TRACE_NAME),
-            "RESIDUAL_REPORT": str(trace_dir / pipeline.REPORT_NAME)}
+        notes += [shown(trace_dir / TRACE_NAME), f"(cache {status})"]
+    return {"RESIDUAL_TRACE": str(trace_dir / TRACE_NAME),
+            "RESIDUAL_REPORT": str(trace_dir / REPORT_NAME)}
 
 
 def cmd_build(args: argparse.Namespace, progress: Progress) -> int:
@@ -157,11 +158,11 @@ def cmd_check(args: argparse.Namespace, progress: Progress) -> int:
     """
     site: Path = args.site
     if not (site / "index.html").is_file():
-        raise pipeline.BuildError(shown(site), "no built site here (no index.html); "
+        raise BuildError(shown(site), "no built site here (no index.html); "
                                   "run `python build_site.py build` first")
-    engine_trace = args.build_dir / "trace" / pipeline.TRACE_NAME
+    engine_trace = args.build_dir / "trace" / TRACE_NAME
     trace_path = args.trace or (engine_trace if engine_trace.is_file()
-                                else site / "trace" / pipeline.TRACE_NAME)
+                                else site / "trace" / TRACE_NAME)
     with progress.phase("parse") as notes:
         trace = load_trace(trace_path)
         notes.append(shown(trace_path))
@@ -183,9 +184,9 @@ def _add_trace_options(parser: argparse.ArgumentParser) -> None:
                         help="build from this trace instead of running the engine")
     parser.add_argument("--report", type=Path, metavar="FILE",
                         help="learner report to show with --trace (default: "
-                        f"{pipeline.REPORT_NAME} beside the trace, if present)")
-    parser.add_argument("--out", type=Path, default=Path("site"), metavar="DIR",
-                        help="output folder, replaced atomically (default: site)")
+                        f"{REPORT_NAME} beside the trace, if present)")
+    parser.add_argument("--out", type=Path, default=ROOT / "site", metavar="DIR",
+                        help="output folder, replaced atomically (default: site/ in the project)")
     parser.add_argument("--build-dir", type=Path, default=BUILD, metavar="DIR",
                         help="folder for the trace, generated files and the content-hash "
                         "cache (default: build)")
@@ -202,12 +203,19 @@ def port_number(text: str) -> int:
     return port
 
 
-def parser() -> argparse.ArgumentParser:
-    """The command line: ``build`` (default), ``serve`` and ``check``."""
-    top = argparse.ArgumentParser(
-        prog="build_site.py", description="Build, serve and check the chapter site.",
-        epilog="Without a command, `build` runs.")
-    sub = top.add_subparsers(dest="command", metavar="{build,serve,check}")
+CHECK_DESCRIPTION = """\
+Run the static gates on an already built site and print every finding, one line each
+(SITE/PAGE:LINE: [gate] message (from docs/PAGE.md)):
+  audit  every number in the article is a traced value shown as the trace gives it,
+         and every diagram reads like its diagram re-rendered from the trace
+  links  internal links, images and #anchors resolve; nothing is fetched from another host
+  trace  the published trace and the Trace page's raw listing equal the checked trace
+         byte for byte (a unified diff is printed under the finding)
+The browser gate (math, diagrams, palette, search, console, requests, axe-core in Chromium)
+and the reproducible-build and bad-input gates run in the test suite: ./dev test"""
+
+
+def _build_parser(sub: argparse._SubParsersAction) -> None:
     build = sub.add_parser("build", help="build the site into --out (default)",
                            description="Run the engine, render diagrams and tables, build "
                            "the pages with mkdocs --strict, run the gates, then move the "
@@ -217,6 +225,9 @@ def parser() -> argparse.ArgumentParser:
                        help="address the site will be served from (default: site_url in "
                        "mkdocs.yml); instant navigation works only there")
     build.set_defaults(func=cmd_build)
+
+
+def _serve_parser(sub: argparse._SubParsersAction) -> None:
     serve = sub.add_parser("serve", help="build, then serve with live reload",
                            description="Build, then serve --out on 127.0.0.1 and rebuild "
                            "whenever a page, template, diagram or engine source changes.")
@@ -224,28 +235,30 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=port_number, default=8000,
                        help="port, 1-65535 (default: 8000)")
     serve.set_defaults(func=cmd_serve)
-    check = sub.add_parser(
-        "check", help="run the static gates on a built site",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Run the static gates on an already built site and print every "
-        "finding, one line each (SITE/PAGE:LINE: [gate] message (from docs/PAGE.md)):\n"
-        "  audit  every number in the article is a traced value shown as the trace gives "
-        "it,\n         and every diagram reads like its diagram re-rendered from the trace\n"
-        "  links  internal links, images and #anchors resolve; nothing is fetched from "
-        "another host\n"
-        "  trace  the published trace and the Trace page's raw listing equal the checked "
-        "trace\n         byte for byte (a unified diff is printed under the finding)\n"
-        "The browser gate (math, diagrams, palette, search, console, requests, axe-core in "
-        "Chromium)\nand the reproducible-build and bad-input gates run in the test suite: "
-        "./dev test")
-    check.add_argument("--site", type=Path, default=Path("site"), metavar="DIR",
-                       help="built site to check (default: site)")
+
+
+def _check_parser(sub: argparse._SubParsersAction) -> None:
+    check = sub.add_parser("check", help="run the static gates on a built site",
+                           formatter_class=argparse.RawDescriptionHelpFormatter,
+                           description=CHECK_DESCRIPTION)
+    check.add_argument("--site", type=Path, default=ROOT / "site", metavar="DIR",
+                       help="built site to check (default: site/ in the project)")
     check.add_argument("--trace", type=Path, metavar="FILE", help="trace to check against "
                        "(default: the engine's trace from the last build, "
-                       f"BUILD-DIR/trace/{pipeline.TRACE_NAME}, else the site's own copy)")
+                       f"BUILD-DIR/trace/{TRACE_NAME}, else the site's own copy)")
     check.add_argument("--build-dir", type=Path, default=BUILD, metavar="DIR",
                        help="build folder holding the engine's trace (default: build)")
     check.set_defaults(func=cmd_check)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: ``build`` (default), ``serve`` and ``check``."""
+    top = argparse.ArgumentParser(
+        prog="build_site.py", description="Build, serve and check the chapter site.",
+        epilog="Without a command, `build` runs.")
+    sub = top.add_subparsers(dest="command", metavar="{build,serve,check}")
+    for add in (_build_parser, _serve_parser, _check_parser):
+        add(sub)
     return top
 
 

@@ -53,7 +53,6 @@ class TraceError(SiteError):
         text: str = "",
         expected: str = "",
     ) -> None:
-        self.problem = message
         self.text = shorten(text)
         self.expected = expected
         full = message

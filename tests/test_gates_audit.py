@@ -88,6 +88,14 @@ def test_changed_tooltip_is_reported(trace: Trace) -> None:
     assert len(findings) == 1 and "tooltip '" in findings[0].message, findings
 
 
+def test_nested_traced_span_tooltip_is_audited(trace: Trace) -> None:
+    # Only the outer span is compared with the trace, so an inner `.tv` title is prose.
+    right = str(traced(trace, "FORWARD.output"))
+    nested = right.replace("</span>", '<span class="tv" title="0.42"></span></span>', 1)
+    findings = audit(trace, clean_body(trace).replace(right, nested))
+    assert len(findings) == 1 and "'0.42'" in findings[0].message, findings
+
+
 def test_unknown_trace_path_is_reported(trace: Trace) -> None:
     body = '<p>See <span class="tv" data-trace="FORWARD.nope" data-format="exact">2</span>.</p>'
     findings = audit(trace, body)

@@ -18,7 +18,7 @@ import pytest
 import site_support
 
 from diagrams.gates.published import check_published
-from diagrams.pipeline import TRACE_NAME
+from diagrams.paths import TRACE_NAME
 from diagrams.trace import Trace, parse_trace
 
 

@@ -151,7 +151,8 @@ class _AuditParser(HTMLParser):
 
     def _open(self, frame: _Frame, attrs: list[tuple[str, str | None]], line: int) -> None:
         """Start a traced span or a citation, and scan the reader-visible attributes."""
-        if "tv" in frame.classes and self.span is None:
+        opens_span = "tv" in frame.classes and self.span is None
+        if opens_span:
             fmt = attr(attrs, "data-format") or "exact"
             self.span = _TracedSpan(attr(attrs, "data-trace"), fmt, attr(attrs, "title"), line)
             self.span_depth = len(self.stack)
@@ -162,7 +163,9 @@ class _AuditParser(HTMLParser):
             return
         for name in (*READER_ATTRS, *SHOWN_ATTRS.get(frame.tag, ())):
             value = attr(attrs, name)
-            if not value or (name == "title" and _exempt_title(frame, attrs, value)):
+            # Only the tooltip of the span being checked is exempt: a `.tv` nested inside
+            # another is not checked against the trace, so its title is audited as prose.
+            if not value or (name == "title" and _exempt_title(frame, attrs, value, opens_span)):
                 continue
             self._pending(_Chunk(line, value, None, f"the {name} attribute of <{frame.tag}>"))
 
@@ -272,9 +275,10 @@ def _footnote_key(ident: str | None) -> str | None:
     return found.group(1) if found else None
 
 
-def _exempt_title(frame: _Frame, attrs: list[tuple[str, str | None]], value: str) -> bool:
-    """A `.tv` tooltip (checked against the trace) or a footnote back-link's own title."""
-    if "tv" in frame.classes:
+def _exempt_title(frame: _Frame, attrs: list[tuple[str, str | None]], value: str,
+                  opens_span: bool) -> bool:
+    """A checked `.tv` tooltip (compared with the trace) or a footnote back-link's own title."""
+    if opens_span:
         return True
     return (frame.tag == "a" and "footnote-backref" in frame.classes
             and (attr(attrs, "href") or "").startswith("#fnref")

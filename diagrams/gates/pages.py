@@ -107,10 +107,12 @@ def attr(attrs: list[tuple[str, str | None]], name: str) -> str | None:
 def is_listing_code(tag: str, parent: tuple[str, frozenset[str]],
                     grandparent: tuple[str, frozenset[str]]) -> bool:
     """Whether a `tag` element, given its parent's and grandparent's (tag, classes), is the
-    body of a code listing as the highlighter writes it: `div.highlight > pre > code`.
+    body of a code listing as pymdownx.highlight writes it: `div.highlight > pre > code`.
 
     A class name alone proves nothing (attr_list lets an author put `.highlight` on a
-    paragraph), and inline `<code>` in prose is prose; only this exact nesting is a listing.
+    paragraph), and inline `<code>` in prose is prose. Raw HTML typed into a page could still
+    imitate the nesting; tests/test_docs_sources.py refuses raw `<pre>`/`<code>` in the page
+    sources, so on this site only the highlighter produces it.
     """
     return (tag == "code" and parent[0] == "pre" and grandparent[0] == "div"
             and "highlight" in grandparent[1])

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from diagrams.errors import shorten
 from diagrams.gates.pages import Finding, code_listings, read_text
-from diagrams.pipeline import TRACE_NAME
+from diagrams.paths import TRACE_NAME
 from diagrams.trace import Trace
 
 GATE = "trace"

@@ -1,0 +1,71 @@
+"""Lint of the hand-written page sources in docs/: the gates' assumptions, checked at the source.
+
+- No raw `<pre>`, `<code>` or highlight markup: listings come only from fenced blocks (and
+  snippet includes of real source files), so the audit's listing exemption cannot be forged.
+- No typed numbers in prose: outside fenced blocks, inline code, Jinja expressions and
+  comments, and link targets, a page holds no number as the audit defines one
+  (`diagrams.format.number_tokens`; "UTF-8" or "v1" are words): every number is `tv(...)`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from diagrams.format import number_tokens
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+PAGES = sorted(DOCS.rglob("*.md"))
+RAW_LISTING = re.compile(r"<\s*(pre|code)\b|class=\"[^\"]*\bhighlight\b", re.IGNORECASE)
+# What may legitimately hold digits: Jinja expressions/comments, inline code, link targets.
+NOT_PROSE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|<#--.*?--#>|`[^`]*`|\]\([^)]*\)", re.DOTALL)
+
+
+def prose_lines(text: str) -> list[tuple[int, str]]:
+    """(line number, text) of every line outside fenced blocks, with non-prose removed."""
+    stripped = NOT_PROSE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    lines, fence = [], None
+    for number, line in enumerate(stripped.splitlines(), start=1):
+        marker = re.match(r"\s*(```+|~~~+)", line)
+        if marker and (fence is None or marker.group(1).startswith(fence)):
+            fence = None if fence else marker.group(1)
+            continue
+        if fence is None:
+            lines.append((number, line))
+    return lines
+
+
+def test_there_are_pages() -> None:
+    assert {p.name for p in PAGES} >= {"index.md", "trace.md", "building.md"}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_no_raw_listing_markup(page: Path) -> None:
+    hits = [(n, line.strip()) for n, line in prose_lines(page.read_text(encoding="utf-8"))
+            if RAW_LISTING.search(line)]
+    assert hits == [], f"{page.name}: raw listing HTML (use a fenced block): {hits}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_no_typed_numbers_in_prose(page: Path) -> None:
+    hits = [(n, line.strip()) for n, line in prose_lines(page.read_text(encoding="utf-8"))
+            if number_tokens(line)]
+    assert hits == [], f"{page.name}: typed numbers (use tv(...) or cite(...)): {hits}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['The loss fell to 0.42.', '<pre><code>x = 1</code></pre>',
+     '<div class="language-text highlight">', 'See {{ tv("A.b") }} and 3 more.'],
+)
+def test_the_lint_catches_typed_digits_and_raw_listings(text: str) -> None:
+    lines = prose_lines(text)
+    assert any(number_tokens(line) or RAW_LISTING.search(line) for _, line in lines)
+
+
+def test_the_lint_ignores_what_is_not_prose() -> None:
+    text = ('Value {{ tv("STACK[4].plain") }} and `float64`, [link](x.md#h2).\n'
+            '<#-- note 12 --#>\n```text\nTRACE 1 2 3\n```\n')
+    assert all(not number_tokens(line) for _, line in prose_lines(text))
