@@ -8,7 +8,6 @@ Serving is tested in tests/test_serve.py.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -17,10 +16,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from site_support import tree_digest
+
+from diagrams.paths import TRACE_NAME
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden"
-TRACE_NAME = "residual-connections-v1.trace"
 PHASES = ("engine", "parse", "generate", "mkdocs", "gates", "publish", "total")
 LINE_ERROR = re.compile(r"^\S+:\d+: \S")
 IGNORED = shutil.ignore_patterns("build", "site", ".git", ".venv", "node_modules", "tests",
@@ -33,11 +34,6 @@ def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None,
     full_env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
     return subprocess.run(command, cwd=cwd, env=full_env, capture_output=True, text=True,
                           timeout=300)
-
-
-def digest(folder: Path) -> dict[str, str]:
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def fixture_dir(base: Path) -> Path:
@@ -165,7 +161,7 @@ def test_without_a_report_the_trace_page_says_so(tmp_path: Path) -> None:
 def previous_site(built: tuple[Path, Path, str], tmp_path: Path) -> tuple[Path, dict[str, str]]:
     out = tmp_path / "published"
     shutil.copytree(built[0], out)
-    return out, digest(out)
+    return out, tree_digest(out)
 
 
 def assert_failed_cleanly(done: subprocess.CompletedProcess[str], out: Path,
@@ -177,7 +173,7 @@ def assert_failed_cleanly(done: subprocess.CompletedProcess[str], out: Path,
     assert len(lines) == 1, done.stderr
     assert re.fullmatch(rf"\[build\] {phase} +FAILED +\d+\.\d\ds",
                         done.stdout.splitlines()[-1]), done.stdout
-    assert digest(out) == before
+    assert tree_digest(out) == before
     leftovers = [p.name for p in (*out.parent.iterdir(), *(project / "build").iterdir())
                  if p.name.startswith(f".{out.name}-")]
     assert leftovers == []
