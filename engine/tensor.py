@@ -4,7 +4,7 @@ Contract:
 - A `TensorValue` holds a read-only float64 numpy value. Leaves are either parameters
   (`TensorValue.parameter`, they collect gradients) or constants (they collect none).
 - Every op result keeps tape edges to its parents plus the backward closure written beside
-  its forward code (see `engine/ops.py`); the closure returns one gradient per parent.
+  its forward code (see `engine/ops/`); the closure returns one gradient per parent.
 - `backward_with_seed(seed, retention)` walks the tape once, in an iterative topological
   order (no recursion, so a chain of 10,000 ops is fine). Gradients always accumulate with
   ``+=``: an input used twice receives both contributions.
@@ -130,7 +130,7 @@ class TensorValue:
         label = f" name={self.name!r}" if self.name else ""
         return f"TensorValue(op={self._op}{label} shape={format_shape(self.shape)})"
 
-    # -- operators (implemented in engine/ops.py) ---------------------------------------
+    # -- operators (implemented in engine/ops/) ---------------------------------------
 
     def add(self, other: Any) -> TensorValue:
         return ops.add(self, other)

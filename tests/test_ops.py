@@ -1,4 +1,4 @@
-"""Tests for engine/ops.py: every op's gradient against central differences, shape errors."""
+"""Tests for engine/ops/: every op's gradient against central differences, shape errors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Differentiable operations on `TensorValue`, each with its backward beside its forward.
+"""Elementary differentiable operations: arithmetic, products and reductions.
 
 Contract:
 - Every op checks its operand shapes first and raises `ShapeError` naming the op and both
@@ -6,7 +6,7 @@ Contract:
   `TensorValue.from_op` a backward closure that returns exactly one gradient per input,
   each with that input's shape.
 - Broadcasting ops (`add`, `sub`, `mul`) follow numpy's rules; their gradients are summed
-  back to each operand's shape by the one shared helper `unbroadcast`.
+  back to each operand's shape by the one shared helper `unbroadcast` (engine/ops/_common.py).
 - `matmul` uses the row-vector convention ``[..., k] @ [k, m] -> [..., m]`` (a vector,
   a matrix, or a batch of matrices on the left; one 2-D matrix on the right).
 - Plain Python numbers become constants, except in `mul`, where a number on either side
@@ -15,46 +15,20 @@ Contract:
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
 from engine.errors import ShapeError
+from engine.ops._common import broadcast_check, check_axis, is_number, lift, unbroadcast
 from engine.tensor import TensorValue
 
 
-def _lift(operand: Any) -> TensorValue:
-    """Wrap anything that is not already on the tape as a constant (collects no gradient)."""
-    return operand if isinstance(operand, TensorValue) else TensorValue.constant(operand)
-
-
-def _is_number(operand: Any) -> bool:
-    return isinstance(operand, numbers.Real) and not isinstance(operand, bool)
-
-
-def _broadcast_check(op: str, left: TensorValue, right: TensorValue) -> None:
-    try:
-        np.broadcast_shapes(left.shape, right.shape)
-    except ValueError:
-        raise ShapeError(op, left.shape, right.shape, "shapes do not broadcast") from None
-
-
 # --8<-- [start:add-op]
-def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Sum a gradient of the broadcast result back down to one operand's shape."""
-    while grad.ndim > len(shape):
-        grad = grad.sum(axis=0)  # an axis numpy put in front of the operand
-    for axis, size in enumerate(shape):
-        if size == 1 and grad.shape[axis] != 1:
-            grad = grad.sum(axis=axis, keepdims=True)  # an axis numpy stretched from 1
-    return grad
-
-
 def add(left: Any, right: Any) -> TensorValue:
     """Elementwise ``left + right`` with numpy broadcasting."""
-    a, b = _lift(left), _lift(right)
-    _broadcast_check("add", a, b)
+    a, b = lift(left), lift(right)
+    broadcast_check("add", a, b)
 
     def backward(grad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         # d(a + b)/da = d(a + b)/db = 1: each operand gets the upstream gradient.
@@ -66,8 +40,8 @@ def add(left: Any, right: Any) -> TensorValue:
 
 def sub(left: Any, right: Any) -> TensorValue:
     """Elementwise ``left - right`` with numpy broadcasting."""
-    a, b = _lift(left), _lift(right)
-    _broadcast_check("sub", a, b)
+    a, b = lift(left), lift(right)
+    broadcast_check("sub", a, b)
 
     def backward(grad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return unbroadcast(grad, a.shape), unbroadcast(-grad, b.shape)
@@ -77,12 +51,12 @@ def sub(left: Any, right: Any) -> TensorValue:
 
 def mul(left: Any, right: Any) -> TensorValue:
     """Elementwise ``left * right`` with numpy broadcasting; a number on either side scales."""
-    if _is_number(right):
+    if is_number(right):
         return scale(left, right)
-    if _is_number(left):
+    if is_number(left):
         return scale(right, left)
-    a, b = _lift(left), _lift(right)
-    _broadcast_check("mul", a, b)
+    a, b = lift(left), lift(right)
+    broadcast_check("mul", a, b)
     a_value, b_value = a.value, b.value
 
     def backward(grad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -93,9 +67,9 @@ def mul(left: Any, right: Any) -> TensorValue:
 
 def scale(operand: Any, factor: float) -> TensorValue:
     """``factor * operand`` for a plain number ``factor`` (which receives no gradient)."""
-    if not _is_number(factor):
+    if not is_number(factor):
         raise TypeError(f"scale: factor must be a real number, got {type(factor).__name__}")
-    a, factor = _lift(operand), float(factor)
+    a, factor = lift(operand), float(factor)
 
     def backward(grad: np.ndarray) -> tuple[np.ndarray]:
         return (grad * factor,)
@@ -105,7 +79,7 @@ def scale(operand: Any, factor: float) -> TensorValue:
 
 def neg(operand: Any) -> TensorValue:
     """Elementwise ``-operand``."""
-    a = _lift(operand)
+    a = lift(operand)
 
     def backward(grad: np.ndarray) -> tuple[np.ndarray]:
         return (-grad,)
@@ -115,7 +89,7 @@ def neg(operand: Any) -> TensorValue:
 
 def matmul(left: Any, right: Any) -> TensorValue:
     """Row-vector product ``[..., k] @ [k, m] -> [..., m]``."""
-    a, b = _lift(left), _lift(right)
+    a, b = lift(left), lift(right)
     if a.value.ndim < 1 or b.value.ndim != 2:
         raise ShapeError("matmul", a.shape, b.shape, "expected [..., k] @ [k, m]")
     if a.shape[-1] != b.shape[0]:
@@ -134,18 +108,10 @@ def matmul(left: Any, right: Any) -> TensorValue:
     return TensorValue.from_op("matmul", a_value @ b_value, (a, b), backward)
 
 
-def _check_axis(op: str, a: TensorValue, axis: int) -> int:
-    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
-        raise TypeError(f"{op}: axis must be an int, got {type(axis).__name__}")
-    if not -a.value.ndim <= axis < a.value.ndim:
-        raise ShapeError(op, a.shape, None, f"axis {axis} is out of range")
-    return int(axis) % a.value.ndim
-
-
 def sum_axis(operand: Any, axis: int, keepdims: bool = False) -> TensorValue:
     """Sum over one axis; ``keepdims`` keeps it with size 1."""
-    a = _lift(operand)
-    axis = _check_axis("sum_axis", a, axis)
+    a = lift(operand)
+    axis = check_axis("sum_axis", a, axis)
 
     def backward(grad: np.ndarray) -> tuple[np.ndarray]:
         kept = grad if keepdims else np.expand_dims(grad, axis)
@@ -157,11 +123,11 @@ def sum_axis(operand: Any, axis: int, keepdims: bool = False) -> TensorValue:
 
 def mean(operand: Any, axis: int | None = None, keepdims: bool = False) -> TensorValue:
     """Mean over every element (``axis=None``, a scalar) or over one axis."""
-    a = _lift(operand)
+    a = lift(operand)
     if a.value.size == 0:
         raise ShapeError("mean", a.shape, None, "needs at least one element")
     if axis is not None:
-        axis = _check_axis("mean", a, axis)
+        axis = check_axis("mean", a, axis)
     count = a.value.size if axis is None else a.shape[axis]
 
     def backward(grad: np.ndarray) -> tuple[np.ndarray]:

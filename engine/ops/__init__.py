@@ -1,0 +1,14 @@
+"""Differentiable operations on `TensorValue`, each with its backward beside its forward.
+
+Every op checks its operands first and raises `ShapeError` naming the op and the shapes; it
+then computes the float64 forward value with numpy and hands `TensorValue.from_op` a backward
+closure that returns exactly one gradient per input, each with that input's shape. Gradients
+of broadcasting ops are summed back by `unbroadcast`, the one place that undoes broadcasting.
+
+Modules by job: `elementary` (arithmetic, `matmul`, reductions); shared helpers in `_common`.
+"""
+
+from engine.ops._common import unbroadcast
+from engine.ops.elementary import add, matmul, mean, mul, neg, scale, sub, sum_axis
+
+__all__ = ["add", "matmul", "mean", "mul", "neg", "scale", "sub", "sum_axis", "unbroadcast"]
