@@ -25,13 +25,16 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
-from diagrams import pipeline, sitebuild
-from diagrams.cache import Cache, write_files
-from diagrams.errors import BuildError, SiteError
-from diagrams.paths import REPORT_NAME, TRACE_NAME
-from diagrams.trace import load_trace
+from sitebuild import freshness, mkdocs_run, pipeline, publish
+from sitebuild.cache import Cache
+from sitebuild.errors import BuildError
+from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, BuildSettings
+from sitebuild.publish import write_folder
+from tracefile import SCHEMAS, TraceSet, load_trace
+from tracefile.errors import LocatedError
 
 ROOT = Path(__file__).resolve().parent
 BUILD = ROOT / "build"
@@ -63,9 +66,21 @@ class Progress:
         took = time.perf_counter() - start
         print(f"[{self.command}] {name:<9} {took:6.2f}s  {' '.join(notes)}".rstrip(), flush=True)
 
+    def detail(self, note: str) -> None:
+        """An indented line under the current phase (one experiment, one file)."""
+        print(f"[{self.command}]   {note}", flush=True)
+
     def total(self, note: str) -> None:
         took = time.perf_counter() - self.start
         print(f"[{self.command}] {'total':<9} {took:6.2f}s  {note}", flush=True)
+
+
+@dataclass(frozen=True)
+class BuildInputs:
+    """The trace files by id and the learner report (None: not supplied)."""
+
+    traces: dict[str, Path]
+    report: Path | None
 
 
 def shown(path: Path) -> str:
@@ -76,27 +91,46 @@ def shown(path: Path) -> str:
         return str(path)
 
 
-def engine_phase(args: argparse.Namespace, cache: Cache, progress: Progress) -> dict[str, str]:
-    """Run (or skip) the engine; return the hook's trace/report environment."""
+def engine_phase(args: argparse.Namespace, cache: Cache, progress: Progress) -> BuildInputs:
+    """Run (or take from the cache) every engine job except the traces given by --trace."""
+    given = given_traces(args.trace)
     trace_dir = args.build_dir / "trace"
+    jobs = [job for job in pipeline.engine_jobs() if job.name not in given
+            and not (given and job.name == "learner-report")]
     with progress.phase("engine") as notes:
-        if args.trace is not None:
-            report = args.report or args.trace.with_name(REPORT_NAME)
-            notes.append(f"skipped: --trace {shown(args.trace)}")
-            notes.append(f"(report: {shown(report)})" if report.is_file() else "(no report)")
-            return {"RESIDUAL_TRACE": str(args.trace),
-                    "RESIDUAL_REPORT": str(report) if report.is_file() else ""}
-        files, status = pipeline.run_engine(ROOT, cache)
-        write_files(trace_dir, files)
-        notes += [shown(trace_dir / TRACE_NAME), f"(cache {status})"]
-    return {"RESIDUAL_TRACE": str(trace_dir / TRACE_NAME),
-            "RESIDUAL_REPORT": str(trace_dir / REPORT_NAME)}
+        results = pipeline.run_engine(ROOT, cache, jobs, args.build_dir)
+        if results:
+            write_folder(trace_dir, {r.job.file: r.data for r in results})
+        ran = [r for r in results if r.status == "ran"]
+        notes.append(f"{len(results)} job(s), {len(ran)} run, {len(results) - len(ran)} cached"
+                     + (f"; {len(given)} trace(s) from --trace" if given else ""))
+    for result in results:
+        took = f"{result.seconds:.2f}s" if result.status == "ran" else "cached"
+        progress.detail(f"{result.job.name:<28} {took}")
+    paths = {trace_id: trace_dir / SCHEMAS[trace_id].file_name
+             for trace_id in SCHEMAS if trace_id not in given}
+    paths.update(given)
+    # With --trace the report is the one given (or none): the engine's would describe
+    # another run.
+    return BuildInputs(paths, args.report if given else trace_dir / REPORT_NAME)
+
+
+def given_traces(files: list[Path] | None) -> dict[str, Path]:
+    """The traces named by --trace, by the id their header declares."""
+    given: dict[str, Path] = {}
+    for path in files or ():
+        trace = load_trace(path)
+        if trace.trace_id in given:
+            raise BuildError(str(path), f"--trace names {trace.trace_id} twice (also "
+                             f"{given[trace.trace_id]})", 1)
+        given[trace.trace_id] = path
+    return given
 
 
 def cmd_build(args: argparse.Namespace, progress: Progress) -> int:
     """The build command: every phase, then an atomic move into ``--out``."""
     out: Path = args.out
-    sitebuild.check_replaceable(out)
+    publish.check_replaceable(out)
     os.environ["SOURCE_DATE_EPOCH"] = pipeline.source_date_epoch(ROOT)
     with pipeline.exclusive(args.build_dir):
         return _build_locked(args, progress, out)
@@ -106,53 +140,79 @@ def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> in
     """The build phases, run while holding the lock on the build folder."""
     build = args.build_dir
     cache = Cache(build / "cache")
-    env = engine_phase(args, cache, progress)
+    inputs = engine_phase(args, cache, progress)
     with progress.phase("parse") as notes:
-        trace = load_trace(env["RESIDUAL_TRACE"])
-        notes.append(shown(Path(env["RESIDUAL_TRACE"])))
+        traces = TraceSet({trace_id: load_trace(path, SCHEMAS[trace_id])
+                           for trace_id, path in inputs.traces.items()}, CHAPTER_TRACE)
+        report = _read_report(inputs.report)
+        notes.append(f"{len(traces.traces)} trace(s)" + ("" if report else ", no report"))
+    generated_key = pipeline.generated_key(ROOT, traces)
+    key = freshness.site_key(ROOT, traces, report, generated_key, args.site_url)
+    if not args.force and freshness.is_up_to_date(build, out, key):
+        progress.total(f"up to date: {shown(out)} was built from these inputs "
+                       "(--force rebuilds)")
+        return 0
     with progress.phase("generate") as notes:
-        status = pipeline.generate(ROOT, trace, build / "generated", cache)
+        status = pipeline.generate(ROOT, traces, build / "generated", cache)
         notes += [shown(build / "generated"), f"(cache {status})"]
-    env["RESIDUAL_GENERATED"] = str(build / "generated")
-    tmp = sitebuild.temp_site_dir(out, build)
+    settings = BuildSettings(traces=dict(inputs.traces), report=inputs.report if report else None,
+                             generated=build / "generated")
+    _site_phases(args, progress, out, traces, settings)
+    freshness.record(build, out, key)
+    progress.total(f"published {shown(out)}")
+    return 0
+
+
+def _read_report(path: Path | None) -> bytes | None:
+    if path is None:
+        return None
+    try:
+        return path.read_bytes()
+    except OSError as err:
+        raise BuildError(str(path), f"cannot read the learner report: "
+                         f"{err.strerror or err}") from None
+
+
+def _site_phases(args: argparse.Namespace, progress: Progress, out: Path, traces: TraceSet,
+                 settings: BuildSettings) -> None:
+    """MkDocs into a temporary folder, the gates on it, then the atomic publish."""
+    tmp = publish.temp_site_dir(out, args.build_dir)
     try:
         with progress.phase("mkdocs") as notes:
-            sitebuild.mkdocs_build(ROOT, tmp, env, args.site_url)
+            mkdocs_run.mkdocs_build(ROOT, tmp, settings, args.site_url)
             notes.append(f"--strict into {shown(tmp)}")
         with progress.phase("gates") as notes:
             # Name pages as they will be published, not by the temporary folder.
-            findings = [f.shown_as(shown(out)) for f in pipeline.run_gates(tmp, trace)]
+            findings = [f.shown_as(shown(out)) for f in pipeline.run_gates(tmp, traces)]
             if findings:
                 raise pipeline.GatesFailed(findings)
             notes.append("no findings")
         with progress.phase("publish") as notes:
-            sitebuild.publish(tmp, out)
+            publish.publish(tmp, out)
             notes.append(shown(out))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    progress.total(f"site in {shown(out)}")
-    return 0
 
 
 def cmd_serve(args: argparse.Namespace, progress: Progress) -> int:
     """The serve command: build, then serve with live reload."""
-    from diagrams.serve import serve
+    from sitebuild.serve import serve
 
     # Material's instant navigation follows only sitemap links with this very port.
     build_args = ["--out", str(args.out), "--build-dir", str(args.build_dir),
                   "--site-url", f"http://{SERVE_HOST}:{args.port}/"]
-    if args.trace is not None:
-        build_args += ["--trace", str(args.trace)]
+    for trace in args.trace or ():
+        build_args += ["--trace", str(trace)]
     if args.report is not None:
         build_args += ["--report", str(args.report)]
-    watch = tuple(p for p in (args.trace, args.report) if p is not None)
+    watch = tuple(p for p in (*(args.trace or ()), args.report) if p is not None)
     return serve(ROOT, args.out, build_args, SERVE_HOST, args.port, watch)
 
 
 def cmd_check(args: argparse.Namespace, progress: Progress) -> int:
     """The check command: run the static gates on a built site and list the findings.
 
-    The trace checked against is the engine's (``BUILD/trace/``) unless ``--trace`` names
+    Each trace checked against is the engine's (``BUILD/trace/``) unless ``--trace`` names
     one; the site's own published copy is used only when there is no engine trace, and is
     always compared byte for byte with the checked trace by the gates.
     """
@@ -160,17 +220,21 @@ def cmd_check(args: argparse.Namespace, progress: Progress) -> int:
     if not (site / "index.html").is_file():
         raise BuildError(shown(site), "no built site here (no index.html); "
                                   "run `python build_site.py build` first")
-    engine_trace = args.build_dir / "trace" / TRACE_NAME
-    trace_path = args.trace or (engine_trace if engine_trace.is_file()
-                                else site / "trace" / TRACE_NAME)
+    given = given_traces(args.trace)
     with progress.phase("parse") as notes:
-        trace = load_trace(trace_path)
-        notes.append(shown(trace_path))
-        if args.trace is None and trace_path != engine_trace:
-            notes.append(f"(no engine trace in {shown(engine_trace.parent)}: using the "
-                         "site's own copy)")
+        loaded = {}
+        for trace_id, schema in SCHEMAS.items():
+            engine_copy = args.build_dir / "trace" / schema.file_name
+            path = given.get(trace_id) or (engine_copy if engine_copy.is_file()
+                                           else site / "trace" / schema.file_name)
+            loaded[trace_id] = load_trace(path, schema)
+            notes.append(shown(path))
+            if trace_id not in given and path != engine_copy:
+                notes.append(f"(no engine trace in {shown(engine_copy.parent)}: using the "
+                             "site's own copy)")
+        traces = TraceSet(loaded, CHAPTER_TRACE)
     with progress.phase("gates") as notes:
-        findings = [f.shown_as(shown(site)) for f in pipeline.run_gates(site, trace)]
+        findings = [f.shown_as(shown(site)) for f in pipeline.run_gates(site, traces)]
         notes.append(f"{len(findings)} finding(s)" if findings else "no findings")
     for finding in findings:
         print(str(finding))
@@ -180,11 +244,11 @@ def cmd_check(args: argparse.Namespace, progress: Progress) -> int:
 
 
 def _add_trace_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--trace", type=Path, metavar="FILE",
-                        help="build from this trace instead of running the engine")
+    parser.add_argument("--trace", type=Path, metavar="FILE", action="append",
+                        help="build from this trace instead of running its experiment "
+                        "(repeatable; each file's header says which trace it is)")
     parser.add_argument("--report", type=Path, metavar="FILE",
-                        help="learner report to show with --trace (default: "
-                        f"{REPORT_NAME} beside the trace, if present)")
+                        help="learner report to show with --trace (default: none)")
     parser.add_argument("--out", type=Path, default=ROOT / "site", metavar="DIR",
                         help="output folder, replaced atomically (default: site/ in the project)")
     parser.add_argument("--build-dir", type=Path, default=BUILD, metavar="DIR",
@@ -224,6 +288,8 @@ def _build_parser(sub: argparse._SubParsersAction) -> None:
     build.add_argument("--site-url", metavar="URL",
                        help="address the site will be served from (default: site_url in "
                        "mkdocs.yml); instant navigation works only there")
+    build.add_argument("--force", action="store_true",
+                       help="rebuild even when nothing changed since the last published site")
     build.set_defaults(func=cmd_build)
 
 
@@ -243,9 +309,10 @@ def _check_parser(sub: argparse._SubParsersAction) -> None:
                            description=CHECK_DESCRIPTION)
     check.add_argument("--site", type=Path, default=ROOT / "site", metavar="DIR",
                        help="built site to check (default: site/ in the project)")
-    check.add_argument("--trace", type=Path, metavar="FILE", help="trace to check against "
-                       "(default: the engine's trace from the last build, "
-                       f"BUILD-DIR/trace/{TRACE_NAME}, else the site's own copy)")
+    check.add_argument("--trace", type=Path, metavar="FILE", action="append",
+                       help="trace to check against (repeatable; default for each trace: the "
+                       "engine's from the last build in BUILD-DIR/trace/, else the site's own "
+                       "copy)")
     check.add_argument("--build-dir", type=Path, default=BUILD, metavar="DIR",
                        help="build folder holding the engine's trace (default: build)")
     check.set_defaults(func=cmd_check)
@@ -270,13 +337,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command in ("build", "serve") and args.report is not None and args.trace is None:
         parser().error("--report needs --trace")
-    for name in ("trace", "report", "out", "site", "build_dir"):
-        if getattr(args, name, None) is not None:  # before any phase changes folder
+    for name in ("report", "out", "site", "build_dir"):
+        if getattr(args, name, None) is not None:
             setattr(args, name, getattr(args, name).resolve())
+    if getattr(args, "trace", None):
+        args.trace = [path.resolve() for path in args.trace]
     progress = Progress(args.command)
     try:
         return args.func(args, progress)
-    except SiteError as err:
+    except LocatedError as err:
         print(" ".join(str(err).split()), file=sys.stderr)
     except KeyboardInterrupt:
         print(f"{progress.current}: interrupted", file=sys.stderr)

@@ -53,9 +53,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement")
     repeat = parser.parse_args().repeat
 
-    from diagrams.errors import TraceError
-    from diagrams.trace import parse_trace
     from engine.trace import render_trace
+    from tracefile import parse_trace
+    from tracefile.errors import TraceError
 
     text = render_trace()
     print(f"engine render_trace        {timed(render_trace, repeat):8.3f}s")

@@ -28,7 +28,7 @@ from diagrams.dot_parts import (
     table,
 )
 from diagrams.format import format_value
-from diagrams.trace_schema import Trace
+from tracefile import Trace
 
 __all__ = ["backward_dot", "checks_dot", "forward_dot", "stack_dot"]
 

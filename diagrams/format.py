@@ -1,13 +1,13 @@
 """Display formatting: the ONLY place the site turns traced values into text.
 
-Contract (/work/plan/CONTRACTS.md):
+Contract:
 - ``format_value(value, fmt)``: ``"exact"`` (shortest decimal, no exponent, integral floats
   without ".0": 2.0 → "2", -2.25 → "−2.25", 2e-06 → "0.000002") or ``"fixed6"``
   (``f"{x:.6f}"``) or ``"sci"`` (three significant digits and a power of ten in
   superscript, for values like a gradient check's worst error: 5.869e-10 → "5.87 × 10⁻¹⁰");
   minus is U+2212; vectors and shapes "[2, −1]"; ints "4"; bools
   "true"/"false"; names as-is; names lists "a, b".
-- ``traced(trace, path, fmt)``: the HTML span that carries a value's provenance.
+- ``traced(traces, path, fmt)``: the HTML span that carries a value's provenance.
 - ``number_tokens(text)``: the one definition of "a number in text" (used by the audit).
 """
 
@@ -20,8 +20,8 @@ import numpy as np
 from markupsafe import Markup, escape
 
 from diagrams.errors import RenderError
-from diagrams.trace_schema import Trace
-from diagrams.trace_values import trace_repr
+from tracefile import Trace, TraceSet
+from tracefile.values import trace_repr
 
 FORMATS = ("exact", "fixed6", "sci")
 MINUS = "\u2212"
@@ -84,13 +84,16 @@ def _format_sci(value: float) -> str:
     return f"{mantissa} × 10{power}".replace("-", MINUS)
 
 
-def traced(trace: Trace, path: str, fmt: str = "exact") -> Markup:
+def traced(traces: Trace | TraceSet, path: str, fmt: str = "exact") -> Markup:
     """``<span class="tv" data-trace=PATH data-format=FMT title="PATH = EXACT">DISPLAY</span>``.
 
-    EXACT is the value as the trace stores it, so hovering shows what fixed6 rounds away.
-    Raises TracePathError for an unknown path and RenderError for an unknown format.
+    PATH is qualified by its trace (``residual-connections-v1:FORWARD.output``) whichever
+    trace a page names by default; EXACT is the value as the trace stores it, so hovering
+    shows what fixed6 rounds away. Raises TracePathError for an unknown path and RenderError
+    for an unknown format.
     """
-    value = trace.resolve(path)
+    value = traces.resolve(path)
+    path = traces.qualified(path)
     display, exact = escape(format_value(value, fmt)), escape(trace_repr(value))
     if _is_name(value):
         display, exact = _inert(display), _inert(exact)

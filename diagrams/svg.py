@@ -23,7 +23,7 @@ from markupsafe import escape
 
 from diagrams.dot import backward_dot, checks_dot, forward_dot, stack_dot
 from diagrams.errors import RenderError
-from diagrams.trace_schema import Trace
+from tracefile import Trace
 
 TIMEOUT_SECONDS = 60
 ID_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")

@@ -21,8 +21,8 @@ from markupsafe import Markup
 
 from diagrams.errors import RenderError
 from diagrams.format import traced
-from diagrams.trace_schema import Trace
-from diagrams.trace_values import trace_repr
+from tracefile import Trace
+from tracefile.values import trace_repr
 
 TEMPLATES = Path(__file__).parent / "templates"
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")

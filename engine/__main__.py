@@ -1,23 +1,26 @@
-"""Command line: ``python -m engine report`` and ``python -m engine trace [-o FILE]``.
+"""Command line: ``python -m engine report``, ``python -m engine traces`` and
+``python -m engine trace [TRACE-ID] [-o FILE]``.
 
-Contract: `report` prints the learner report; `trace` prints the trace, or with ``-o FILE``
-writes it atomically (a temporary file in the same directory, then `os.replace`), so a
-reader never sees a half-written trace. Every user error is one line on stderr
+Contract: `report` prints the learner report; `traces` lists the trace ids the engine writes,
+one per line; `trace` runs one experiment (default: the chapter's) and prints its trace, or
+with ``-o FILE`` writes it atomically (a temporary file in the same directory, then
+`os.replace`), so a reader never sees a half-written trace. Every user error is one line on stderr
 (``engine: error: ...``) and exit status 2, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from engine.errors import EngineError
+from engine.trace import CHAPTER_TRACE
+from tracefile.files import write_atomic
+from tracefile.schemas import SCHEMAS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,16 +35,25 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the Chapter 24 residual-connection fixtures.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    commands.add_parser(
+    report = commands.add_parser(
         "report",
         help="print the learner report (key=value lines)",
         description="Print the deterministic learner report of every Chapter 24 fact.",
     )
+    report.add_argument("-o", "--output", metavar="FILE", type=Path,
+                        help="write the report to FILE atomically instead of printing it")
+    commands.add_parser(
+        "traces", help="list the trace ids the engine writes",
+        description="List the trace ids the engine writes, one per line.",
+    )
     trace = commands.add_parser(
         "trace",
-        help="write the residual-connections-v1 trace",
-        description="Write the trace the site is built from (grammar: docs/trace.md).",
+        help=f"run one experiment and write its trace (default {CHAPTER_TRACE})",
+        description="Run one experiment and write the trace the site is built from "
+        "(grammar: docs/trace.md).",
     )
+    trace.add_argument("trace_id", nargs="?", default=CHAPTER_TRACE, metavar="TRACE-ID",
+                       help=f"which trace (see `traces`; default {CHAPTER_TRACE})")
     trace.add_argument(
         "-o", "--output", metavar="FILE", type=Path,
         help="write the trace to FILE atomically instead of printing it",
@@ -49,39 +61,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` in one step (no partial file is ever visible)."""
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp's 0600 would surprise readers
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
-
-
 def _run(args: argparse.Namespace) -> None:
+    if args.command == "traces":
+        sys.stdout.write("".join(f"{trace_id}\n" for trace_id in SCHEMAS))
+        return
     if args.command == "report":
         from engine.report import render_report
 
-        sys.stdout.write(render_report())
+        _emit(render_report(), args.output, "report")
         return
     from engine.trace import render_trace
 
-    text = render_trace()
-    if args.output is None:
+    _emit(render_trace(args.trace_id), args.output, "trace")
+
+
+def _emit(text: str, output: Path | None, what: str) -> None:
+    if output is None:
         sys.stdout.write(text)
         return
     try:
-        write_atomically(args.output, text)
+        write_atomic(output, text)
     except OSError as error:
         reason = error.strerror or str(error)
-        raise EngineError(f"cannot write the trace to {args.output}: {reason}") from None
+        raise EngineError(f"cannot write the {what} to {output}: {reason}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tracefile.values import write_value
+
 Shape = tuple[int, ...]
 
 
 def format_shape(shape: Sequence[int]) -> str:
-    """Write a shape as ``[d0,d1,...]`` (``[]`` for a zero-dimensional value)."""
-    return "[" + ",".join(str(int(size)) for size in shape) + "]"
+    """Write a shape as the trace does, ``[d0,d1,...]`` (``[]`` for a zero-dimensional value,
+    which a trace, whose shapes are never empty, cannot hold)."""
+    return write_value("shape", shape) if len(shape) else "[]"
 
 
 class EngineError(Exception):

@@ -2,9 +2,10 @@
 
 Contract: `render_report()` renders `chapter_results()` as plain text, one fact per line,
 ``\\n`` line endings and a final newline. Keys are snake_case and unique; a value that
-holds several facts lists them as ``field:value`` separated by single spaces. Floats use
-``repr`` (shortest round-trip form), vectors ``[a,b]``, shapes ``[2,2]``, booleans
-``true``/``false``. The text is frozen in tests/golden/learner-report.txt.
+holds several facts lists them as ``field:value`` separated by single spaces. Numbers, vectors,
+shapes and booleans are written exactly as the trace writes them (``tracefile.values``), so the
+report and the trace can never disagree on a digit. The text is frozen in
+tests/golden/learner-report.txt.
 """
 
 from __future__ import annotations
@@ -14,14 +15,19 @@ from collections.abc import Iterable, Sequence
 from engine.errors import format_shape
 from engine.fixtures import ChapterResults, chapter_results
 from engine.gradcheck import GradcheckResult
+from tracefile.values import write_value
 
 
 def _vector(values: Iterable[float]) -> str:
-    return "[" + ",".join(repr(float(value)) for value in values) + "]"
+    return write_value("vector", values)
+
+
+def _float(value: float) -> str:
+    return write_value("float", value)
 
 
 def _bool(flag: bool) -> str:
-    return "true" if flag else "false"
+    return write_value("bool", flag)
 
 
 def _shaped(shape: Sequence[int], values: Iterable[float]) -> str:
@@ -53,7 +59,7 @@ def _merge_lines(r: ChapterResults) -> list[str]:
         f"shape_mismatch_error={mismatch.message}",
         f"shared_operand=upstream:{_vector(r.shared_operand.upstream)} "
         f"gradient:{_vector(r.shared_operand.gradient)}",
-        *(f"scaled[{s.alpha!r}]=x+alpha*F(x) {_vector(s.output)}" for s in r.scaled),
+        *(f"scaled[{_float(s.alpha)}]=x+alpha*F(x) {_vector(s.output)}" for s in r.scaled),
     ]
 
 
@@ -61,8 +67,8 @@ def _stack_lines(r: ChapterResults) -> list[str]:
     config, plain, residual = r.stack_config, r.plain_stack, r.residual_stack
     finite = plain.parameters_finite_nonzero and residual.parameters_finite_nonzero
     return [
-        f"stack_settings=layers:{config.layers} branch_factor:{config.branch_factor!r} "
-        f"residual_factor:{config.residual_factor!r}",
+        f"stack_settings=layers:{config.layers} branch_factor:{_float(config.branch_factor)} "
+        f"residual_factor:{_float(config.residual_factor)}",
         *(
             f"stack[{depth}]=plain:{_vector(plain_row)} residual:{_vector(residual_row)}"
             for depth, (plain_row, residual_row) in enumerate(
@@ -73,15 +79,15 @@ def _stack_lines(r: ChapterResults) -> list[str]:
         f"residual:{_vector(residual.input_gradient)}",
         f"stack_parameters={','.join(plain.parameter_names + residual.parameter_names)}",
         f"stack_parameter_gradients_finite_nonzero={_bool(finite)}",
-        f"retention[{r.retention.depth}]=plain:{r.retention.plain!r} "
-        f"residual:{r.retention.residual!r}",
+        f"retention[{r.retention.depth}]=plain:{_float(r.retention.plain)} "
+        f"residual:{_float(r.retention.residual)}",
     ]
 
 
 def _check_lines(label: str, result: GradcheckResult) -> list[str]:
     return [
-        f"gradient_check.{label}{format_shape(check.index)}=analytic:{check.analytic!r} "
-        f"numeric:{check.numeric!r} error:{check.error!r}"
+        f"gradient_check.{label}{format_shape(check.index)}=analytic:{_float(check.analytic)} "
+        f"numeric:{_float(check.numeric)} error:{_float(check.error)}"
         for check in result.checks
     ]
 
@@ -90,8 +96,8 @@ def _verdict_lines(r: ChapterResults) -> list[str]:
     g, proof = r.gradcheck, r.proof
     return [
         f"gradient_check=objective:sum((x+xW)^2) input_checks:{g.input_checks} "
-        f"weight_checks:{g.weight_checks} step:{g.step!r} tolerance:{g.tolerance!r} "
-        f"max_error:{g.max_error!r} passed:{_bool(g.passed)}",
+        f"weight_checks:{g.weight_checks} step:{_float(g.step)} tolerance:{_float(g.tolerance)} "
+        f"max_error:{_float(g.max_error)} passed:{_bool(g.passed)}",
         *_check_lines("input", g.input_check),
         *_check_lines("weight", g.weight_check),
         f"verified=identity:{proof.identity} gradient:{proof.gradient} "

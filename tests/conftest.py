@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from diagrams.trace import Trace, parse_trace
+from tracefile import Trace, parse_trace
 
 GOLDEN_TRACE = Path(__file__).parent / "golden" / "residual-connections-v1.trace"
 HOSTILE_NAME = "\"'><script>alert(1)</script>&amp;{{x}}{%y%}\\*_$z$<!--"

@@ -147,8 +147,8 @@ def _pages(site: Path) -> list[tuple[str, str]]:
 
 PLANTED = """
 import runpy, sys
-import diagrams.gates.audit as audit
-from diagrams.gates import Finding
+import sitebuild.gates.audit as audit
+from sitebuild.gates import Finding
 audit.audit_site = lambda *args: [Finding("index.html", 1, "audit", "planted finding")]
 sys.argv = ["build_site.py", "build", "--trace", sys.argv[1], "--out", sys.argv[2]]
 runpy.run_path("build_site.py", run_name="__main__")

@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 from site_support import tree_digest
 
-from diagrams.paths import TRACE_NAME
+from sitebuild.paths import CHAPTER_TRACE, trace_file
+
+TRACE_NAME = trace_file(CHAPTER_TRACE)
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden"

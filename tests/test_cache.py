@@ -1,4 +1,4 @@
-"""Tests for diagrams/cache.py and the cache keys in diagrams/pipeline.py.
+"""Tests for sitebuild/cache.py and the cache keys in sitebuild/pipeline.py.
 
 A cached artefact must come back unchanged when nothing changed (hit), be rebuilt when any
 input changed (miss), and never be served when its entry was damaged (rebuilt).
@@ -13,9 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from diagrams import pipeline
-from diagrams.cache import MANIFEST, Cache, input_key, tree_parts, write_files
-from diagrams.trace import parse_trace
+from sitebuild import pipeline
+from sitebuild.cache import MANIFEST, Cache, input_key, tree_parts
+from sitebuild.closure import source_closure
+from sitebuild.paths import CHAPTER_TRACE
+from sitebuild.publish import write_folder
+from tracefile import TraceSet, parse_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "residual-connections-v1.trace"
@@ -110,10 +113,18 @@ def test_old_entries_are_pruned(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["generated-b", "generated-c"]
 
 
-def test_write_files_replaces_the_folder_exactly(tmp_path: Path) -> None:
+def test_pruning_keeps_kinds_apart(tmp_path: Path) -> None:
+    cache = Cache(tmp_path, keep=1)
+    cache.fetch_or_build("engine-a-b", "k1", Builder(FILES))
+    for key in ("k2", "k3"):
+        cache.fetch_or_build("engine-a", key, Builder(FILES))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["engine-a-b-k1", "engine-a-k3"]
+
+
+def test_write_folder_replaces_the_folder_exactly(tmp_path: Path) -> None:
     target = tmp_path / "generated"
-    write_files(target, {"old.svg": b"old"})
-    write_files(target, {"new.svg": b"new"})
+    write_folder(target, {"old.svg": b"old"})
+    write_folder(target, {"new.svg": b"new"})
     assert sorted(p.name for p in target.iterdir()) == ["new.svg"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["generated"]
 
@@ -131,7 +142,7 @@ def test_manifest_lists_every_file_hash(tmp_path: Path) -> None:
 def fake_root(tmp_path: Path) -> Path:
     """A project root holding copies of the sources the keys hash."""
     root = tmp_path / "root"
-    for name in ("diagrams", "engine"):
+    for name in ("tracefile", "diagrams", "sitebuild", "engine"):
         shutil.copytree(ROOT / name, root / name,
                         ignore=shutil.ignore_patterns("__pycache__"))
     return root
@@ -140,14 +151,14 @@ def fake_root(tmp_path: Path) -> Path:
 def golden_trace(max_error: str = "3e-10"):
     """The golden trace with its worst gradient-check error set to ``max_error``."""
     text = re.sub(r"max-error=\S+", f"max-error={max_error}", GOLDEN.read_text())
-    return parse_trace(text, str(GOLDEN))
+    return TraceSet({CHAPTER_TRACE: parse_trace(text, str(GOLDEN))}, CHAPTER_TRACE)
 
 
 def test_engine_key_follows_engine_sources(tmp_path: Path) -> None:
     root = fake_root(tmp_path)
     before = pipeline.engine_key(root)
     assert pipeline.engine_key(root) == before
-    (root / "diagrams" / "cache.py").write_text("# the site side is not an engine input\n")
+    (root / "sitebuild" / "cache.py").write_text("# the site side is not an engine input\n")
     assert pipeline.engine_key(root) == before
     with (root / "engine" / "__init__.py").open("a") as f:
         f.write("\n# changed\n")
@@ -165,39 +176,29 @@ def test_generated_key_follows_trace_and_templates(tmp_path: Path) -> None:
 
 
 def rendering_modules() -> list[str]:
-    """Every diagrams module the generate phase runs: the closure of the imports of the
-    modules it calls (read with ast, so a new helper module is found without listing it)."""
-    import ast
-
-    package = ROOT / "diagrams"
-    todo, seen = ["svg", "tables", "dot", "format"], set()
-    while todo:
-        name = todo.pop()
-        if name in seen or not (package / f"{name}.py").is_file():
-            continue
-        seen.add(name)
-        for node in ast.walk(ast.parse((package / f"{name}.py").read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("diagrams."):
-                todo.append(node.module.split(".", 1)[1])
-    return [*sorted(f"{name}.py" for name in seen), "__init__.py"]
+    """Every module the generate phase runs: the import closure of the drawing modules it
+    calls (read from the imports, so a new helper module is found without listing it)."""
+    entry = ["diagrams.svg", "diagrams.tables", "diagrams.dot", "diagrams.format"]
+    return [p.relative_to(ROOT).as_posix() for p in source_closure(ROOT, entry)]
 
 
 def test_the_rendering_closure_is_what_we_expect() -> None:
     # Guards rendering_modules() itself: it must find the helpers, not just the entry points.
-    assert {"dot_parts.py", "trace_schema.py", "trace_values.py"} <= set(rendering_modules())
+    assert {"diagrams/dot_parts.py", "tracefile/schema.py", "tracefile/values.py"} <= set(
+        rendering_modules())
 
 
 @pytest.mark.parametrize("module", rendering_modules())
 def test_generated_key_follows_every_rendering_module(tmp_path: Path, module: str) -> None:
     root = fake_root(tmp_path)
     before = pipeline.generated_key(root, golden_trace())
-    with (root / "diagrams" / module).open("a") as f:
+    with (root / module).open("a") as f:
         f.write("\n# changed\n")
     assert pipeline.generated_key(root, golden_trace()) != before
 
 
-@pytest.mark.parametrize("edited", ["diagrams/gates/audit.py", "diagrams/site_hook.py",
-                                    "diagrams/serve.py", "diagrams/cache.py",
+@pytest.mark.parametrize("edited", ["sitebuild/gates/audit.py", "sitebuild/hook.py",
+                                    "sitebuild/serve.py", "sitebuild/cache.py",
                                     "engine/__init__.py"])
 def test_generated_key_ignores_what_rendering_does_not_use(tmp_path: Path, edited: str) -> None:
     # The engine reaches the diagrams only through the trace text, which is in the key.

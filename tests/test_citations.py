@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from diagrams.citations import load_references, render_citation
-from diagrams.errors import SiteError
+from sitebuild.citations import load_references, render_citation
+from tracefile.errors import LocatedError
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = {"authors": "A. Author & B. <Author>", "title": "On Things", "venue": "Conf",
@@ -35,7 +35,7 @@ def test_fields_are_escaped() -> None:
 
 def test_unknown_key_names_the_known_ones() -> None:
     refs = load_references({"references": {"x": ENTRY}})
-    with pytest.raises(SiteError, match=r"unknown citation 'y' \(known: x\)"):
+    with pytest.raises(LocatedError, match=r"unknown citation 'y' \(known: x\)"):
         render_citation(refs, "y")
 
 
@@ -49,6 +49,6 @@ def test_unknown_key_names_the_known_ones() -> None:
     ids=["missing-field", "unquoted-arxiv", "bad-arxiv", "not-a-mapping"],
 )
 def test_malformed_entries_name_mkdocs_yml(entry: object, message: str) -> None:
-    with pytest.raises(SiteError, match=message) as caught:
+    with pytest.raises(LocatedError, match=message) as caught:
         load_references({"references": {"x": entry}})
     assert str(caught.value).startswith("mkdocs.yml: ")

@@ -16,8 +16,7 @@ import pytest
 
 from diagrams import dot
 from diagrams.format import format_value, number_tokens
-from diagrams.trace import Trace, parse_trace
-from diagrams.trace_paths import all_paths
+from tracefile import Trace, parse_trace
 
 GOLDEN_DIR = Path(__file__).parent / "golden" / "dot"
 DIAGRAMS: dict[str, Callable[[Trace], str]] = {
@@ -157,7 +156,7 @@ def test_stack_depths_come_from_the_trace(trace_text: str) -> None:
 def test_every_number_in_a_label_is_a_traced_value(trace: Trace, name: str) -> None:
     allowed = {
         token
-        for path in all_paths(trace)
+        for path in trace.all_paths()
         for fmt in ("exact", "fixed6")
         for token in number_tokens(format_value(trace.resolve(path), fmt))
     }

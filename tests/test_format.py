@@ -6,9 +6,10 @@ import html
 
 import pytest
 
-from diagrams.errors import RenderError, TracePathError
+from diagrams.errors import RenderError
 from diagrams.format import format_value, number_tokens, traced
-from diagrams.trace import Trace
+from tracefile import Trace
+from tracefile.errors import TracePathError
 
 
 @pytest.mark.parametrize(("value", "fmt", "text"), [
@@ -51,12 +52,17 @@ def test_unknown_format_is_a_render_error() -> None:
 
 def test_traced_span_carries_path_format_and_exact_value(trace: Trace) -> None:
     assert str(traced(trace, "FORWARD.output")) == (
-        '<span class="tv" data-trace="FORWARD.output" data-format="exact" '
-        'title="FORWARD.output = [1.0,-3.25]">[1, −3.25]</span>'
+        '<span class="tv" data-trace="residual-connections-v1:FORWARD.output" '
+        'data-format="exact" title="residual-connections-v1:FORWARD.output = [1.0,-3.25]">'
+        '[1, −3.25]</span>'
     )
+    # A qualified path gives the same span: the attribute always names the trace.
+    assert traced(trace, "residual-connections-v1:FORWARD.output") == traced(
+        trace, "FORWARD.output")
     assert str(traced(trace, "STACK[4].plain[0]", "fixed6")) == (
-        '<span class="tv" data-trace="STACK[4].plain[0]" data-format="fixed6" '
-        'title="STACK[4].plain[0] = 0.0078125">0.007812</span>'
+        '<span class="tv" data-trace="residual-connections-v1:STACK[4].plain[0]" '
+        'data-format="fixed6" title="residual-connections-v1:STACK[4].plain[0] = 0.0078125">'
+        '0.007812</span>'
     )
 
 
@@ -71,7 +77,8 @@ def test_traced_escapes_hostile_names(hostile_trace: Trace, hostile_name: str) -
     assert span.count("<") == 2 and span.count(">") == 2  # only the span's own tags
     display = span[span.index(">") + 1 : span.rindex("<")]
     assert html.unescape(display) == hostile_name
-    title = span.split('title="', 1)[1].split('">', 1)[0]
+    title = span.split('title="', 1)[1].split('">', 1)[0].removeprefix(
+        "residual-connections-v1:")
     assert html.unescape(title) == f"PARAMETER.name = {hostile_name}"
 
 

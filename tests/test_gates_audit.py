@@ -15,13 +15,13 @@ import markdown
 import pytest
 import site_support
 
-from diagrams.citations import load_references, render_citation
-from diagrams.errors import GateError
 from diagrams.format import format_value, traced
-from diagrams.gates import Finding, run_gates
-from diagrams.gates.audit import audit_page, audit_site
-from diagrams.gates.bibliography import project_references, rendered_citations
-from diagrams.trace import Trace
+from sitebuild.citations import load_references, render_citation
+from sitebuild.errors import GateError
+from sitebuild.gates import Finding, run_gates
+from sitebuild.gates.audit import audit_page, audit_site
+from sitebuild.gates.bibliography import project_references, rendered_citations
+from tracefile import Trace
 
 REFERENCES = load_references({"references": {"he2016": {
     "authors": "Kaiming He et al.", "title": "Deep Residual Learning", "venue": "CVPR",
@@ -252,7 +252,7 @@ def site_copy(built_site: Path, tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def golden() -> Trace:
-    from diagrams.trace import parse_trace
+    from tracefile import parse_trace
 
     return parse_trace(site_support.golden_text(), "golden.trace")
 

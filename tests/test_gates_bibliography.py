@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from diagrams.citations import render_citation
-from diagrams.errors import GateError, SiteError
-from diagrams.gates.bibliography import project_references, rendered_citations
+from sitebuild.citations import render_citation
+from sitebuild.errors import GateError
+from sitebuild.gates.bibliography import project_references, rendered_citations
+from tracefile.errors import LocatedError
 
 ENTRY = """extra:
   references:
@@ -37,10 +38,10 @@ def test_mkdocs_tags_are_read_but_never_run(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("text", "error"), [
     ("extra: [unclosed\n", GateError),
-    (ENTRY.replace('"1512.03385"', "1512.03385"), SiteError),  # YAML reads a float
+    (ENTRY.replace('"1512.03385"', "1512.03385"), LocatedError),  # YAML reads a float
 ])
 def test_bad_bibliography_is_a_located_error(tmp_path: Path, text: str,
-                                             error: type[SiteError]) -> None:
+                                             error: type[LocatedError]) -> None:
     (tmp_path / "mkdocs.yml").write_text(text, encoding="utf-8")
     with pytest.raises(error, match=r"mkdocs\.yml"):
         project_references(tmp_path)

@@ -15,11 +15,11 @@ import pytest
 import site_support
 
 from diagrams.errors import RenderError
-from diagrams.gates import Finding
-from diagrams.gates.audit import audit_page, audit_site
-from diagrams.gates.figures import ExpectedDiagrams
 from diagrams.svg import render_diagram
-from diagrams.trace import Trace, parse_trace
+from sitebuild.gates import Finding
+from sitebuild.gates.audit import audit_page, audit_site
+from sitebuild.gates.figures import ExpectedDiagrams
+from tracefile import Trace, parse_trace
 
 STACK_LABEL = "[0.007812, −0.003906]"  # STACK[4].plain, fixed6, in the stack diagram
 

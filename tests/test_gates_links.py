@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import site_support
 
-from diagrams.gates import run_gates
-from diagrams.gates.links import check_links
-from diagrams.trace import parse_trace
+from sitebuild.gates import run_gates
+from sitebuild.gates.links import check_links
+from tracefile import parse_trace
 
 INDEX = """<!doctype html>
 <html><head>

@@ -17,9 +17,11 @@ from pathlib import Path
 import pytest
 import site_support
 
-from diagrams.gates.published import check_published
-from diagrams.paths import TRACE_NAME
-from diagrams.trace import Trace, parse_trace
+from sitebuild.gates.published import check_published
+from sitebuild.paths import CHAPTER_TRACE, trace_file
+from tracefile import Trace, parse_trace
+
+TRACE_NAME = trace_file(CHAPTER_TRACE)
 
 
 def listing(text: str) -> str:

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from test_build_site import project_copy, run
 
-from diagrams.errors import BuildError
-from diagrams.serve import check_port
+from sitebuild.errors import BuildError
+from sitebuild.serve import check_port
 
 
 def free_port() -> int:

@@ -1,4 +1,4 @@
-"""Tests for diagrams/site_hook.py: pages as Jinja templates over the trace.
+"""Tests for sitebuild/hook.py: pages as Jinja templates over the traces.
 
 The hook is the only path from trace to page, so these tests pin what a page may use, that
 every failure names the page file and line, and that the hook keeps the site offline and free
@@ -7,8 +7,8 @@ of tool version strings.
 
 from __future__ import annotations
 
-import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,10 +17,10 @@ from types import SimpleNamespace
 import pytest
 from mkdocs.config import load_config
 from mkdocs.structure.files import Files
+from test_build_site import project_copy
 
-from diagrams import site_hook
-from diagrams.errors import SiteError
-from diagrams.site_hook import (
+from sitebuild import hook as site_hook
+from sitebuild.hook import (
     HookError,
     PageError,
     SiteContext,
@@ -29,7 +29,9 @@ from diagrams.site_hook import (
     render_page,
     strip_generator,
 )
-from diagrams.trace import load_trace
+from sitebuild.paths import CHAPTER_TRACE, SETTINGS_KEY, BuildSettings, trace_url
+from tracefile import TraceSet, load_trace
+from tracefile.errors import LocatedError
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "residual-connections-v1.trace"
@@ -49,18 +51,20 @@ def context(tmp_path: Path, fixture_trace: Path) -> SiteContext:
     (generated / "forward.svg").write_text(
         '<svg class="residual-diagram"><title>Forward &amp; merge</title>\n\n<g/></svg>\n')
     (generated / "stack.html").write_text('<table class="traced-table"></table>\n')
-    return SiteContext(load_trace(fixture_trace), fixture_trace, "report line\n", generated)
+    traces = TraceSet({CHAPTER_TRACE: load_trace(fixture_trace)}, CHAPTER_TRACE)
+    return SiteContext(traces, {CHAPTER_TRACE: fixture_trace}, "report line\n", generated)
 
 
 def render(context: SiteContext, source: str, offset: int = 0) -> str:
-    return render_page(source, "docs/page.md", context.page_globals(), offset)
+    return render_page(source, "docs/page.md", context.page_globals(CHAPTER_TRACE), offset)
 
 
 def test_tv_inserts_a_traced_span_with_its_provenance(context: SiteContext) -> None:
     source = 'y = {{ tv("FORWARD.output") }} and {{ tv("STACK[4].residual", "fixed6") }}'
     out = render(context, source)
-    assert 'data-trace="FORWARD.output"' in out
-    assert 'data-trace="STACK[4].residual"' in out and 'data-format="fixed6"' in out
+    assert 'data-trace="residual-connections-v1:FORWARD.output"' in out
+    assert 'data-trace="residual-connections-v1:STACK[4].residual"' in out
+    assert 'data-format="fixed6"' in out
     assert "[1, \u22123.25]" in out  # display formatting comes from diagrams.format
 
 
@@ -92,7 +96,7 @@ def test_every_failure_names_the_page_and_line(
     with pytest.raises(PageError) as caught:
         render(context, source)
     err = caught.value
-    assert isinstance(err, SiteError)
+    assert isinstance(err, LocatedError)
     assert (err.path, err.line) == ("docs/page.md", line)
     assert str(err).startswith(f"docs/page.md:{line}: ")
     assert fragment in str(err) and "\n" not in str(err)
@@ -122,7 +126,7 @@ def test_raw_trace_and_report_are_code_blocks(context: SiteContext) -> None:
     assert out.startswith("\n```text\nTRACE residual-connections-v1 BEGIN\n")
     assert out.endswith("TRACE residual-connections-v1 END\n```\n")
     assert render(context, "{{ learner_report() }}") == "\n```text\nreport line\n```\n"
-    no_report = SiteContext(context.trace, context.trace_path, None, context.generated)
+    no_report = SiteContext(context.traces, context.trace_paths, None, context.generated)
     assert render(no_report, "[{{ learner_report() }}]") == "[]"
 
 
@@ -149,76 +153,74 @@ def test_generator_meta_is_removed() -> None:
 # ---- the MkDocs events ----
 
 
-@pytest.fixture
-def hook_env(monkeypatch: pytest.MonkeyPatch, context: SiteContext) -> SiteContext:
-    monkeypatch.setenv("RESIDUAL_TRACE", str(context.trace_path))
-    monkeypatch.setenv("RESIDUAL_GENERATED", str(context.generated))
-    monkeypatch.setenv("RESIDUAL_REPORT", "")
-    return context
+def settings_for(context: SiteContext, **traces: Path) -> BuildSettings:
+    return BuildSettings(traces=traces or dict(context.trace_paths), report=None,
+                         generated=context.generated)
 
 
-def fake_config(polyfills: list[str]) -> SimpleNamespace:
+def fake_config(polyfills: list[str], settings: BuildSettings) -> SimpleNamespace:
     return SimpleNamespace(config_file_path=str(ROOT / "mkdocs.yml"),
-                           extra={"polyfills": polyfills})
+                           extra={"polyfills": polyfills, SETTINGS_KEY: settings})
 
 
-def test_on_config_loads_the_context_and_drops_remote_scripts(hook_env: SiteContext) -> None:
-    config = site_hook.on_config(fake_config(["https://unpkg.com/iframe-worker/shim"]))
+def test_on_config_loads_the_context_and_drops_remote_scripts(context: SiteContext) -> None:
+    config = site_hook.on_config(fake_config(["https://unpkg.com/iframe-worker/shim"],
+                                             settings_for(context)))
     assert all("://" not in p for p in config.extra["polyfills"])
     loaded = site_hook._state["context"]
-    assert loaded.trace.text == hook_env.trace.text and loaded.report is None
+    assert loaded.traces.traces[CHAPTER_TRACE] == context.traces.traces[CHAPTER_TRACE]
+    assert loaded.report is None
 
 
 def test_hook_errors_are_site_errors_mkdocs_can_report() -> None:
     from mkdocs.exceptions import PluginError
 
     err = PageError("docs/index.md", 7, "undefined name")
-    assert isinstance(err, SiteError) and isinstance(err, PluginError)
+    assert isinstance(err, LocatedError) and isinstance(err, PluginError)
     assert str(err) == "docs/index.md:7: undefined name"
     assert err.message == "undefined name"  # click's base must not prepend the location
-    assert str(HookError.wrap(SiteError("x.trace", None, "bad"))) == "x.trace: bad"
+    assert str(HookError.wrap(LocatedError("x.trace", None, "bad"))) == "x.trace: bad"
 
 
-def test_on_config_reports_a_bad_trace_on_one_line(
-    hook_env: SiteContext, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_on_config_reports_a_bad_trace_on_one_line(context: SiteContext,
+                                                   tmp_path: Path) -> None:
     bad = tmp_path / "bad.trace"
     bad.write_text("TRACE residual-connections-v1 BEGIN\n")
-    monkeypatch.setenv("RESIDUAL_TRACE", str(bad))
     with pytest.raises(HookError) as caught:
-        site_hook.on_config(fake_config([]))
+        site_hook.on_config(fake_config([], settings_for(context, **{CHAPTER_TRACE: bad})))
     assert str(caught.value).startswith(f"{bad}:")
-    monkeypatch.setenv("RESIDUAL_TRACE", str(tmp_path / "missing.trace"))
+    missing = tmp_path / "missing.trace"
     with pytest.raises(HookError, match="trace not found"):
-        site_hook.on_config(fake_config([]))
+        site_hook.on_config(fake_config([], settings_for(context, **{CHAPTER_TRACE: missing})))
 
 
-def test_on_files_vendors_katex_and_publishes_the_trace(
-    hook_env: SiteContext, tmp_path: Path
-) -> None:
+def test_on_files_vendors_katex_and_publishes_the_trace(context: SiteContext,
+                                                        tmp_path: Path) -> None:
     config = load_config(config_file=str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "s"))
+    config.extra[SETTINGS_KEY] = settings_for(context)
     # Through MkDocs' plugin collection, as in a build (the hook is loaded from mkdocs.yml).
     config = config.plugins.on_config(config)
     files = config.plugins.on_files(Files([]), config=config)
     uris = {f.src_uri for f in files}
     assert {"assets/vendor/katex/katex.min.js", "assets/vendor/katex/katex.min.css",
-            site_hook.TRACE_URL} <= uris
+            trace_url(CHAPTER_TRACE)} <= uris
     assert any(re.fullmatch(r"assets/vendor/katex/fonts/KaTeX_Main-Regular\.woff2", u)
                for u in uris)
-    trace_file = next(f for f in files if f.src_uri == site_hook.TRACE_URL)
-    assert Path(trace_file.abs_src_path) == hook_env.trace_path
+    published = next(f for f in files if f.src_uri == trace_url(CHAPTER_TRACE))
+    assert Path(published.abs_src_path) == context.trace_paths[CHAPTER_TRACE]
 
 
 @pytest.mark.slow
-def test_plain_mkdocs_build_regenerates_through_the_cache(
-    tmp_path: Path, fixture_trace: Path
-) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RESIDUAL_")}
-    env.update(RESIDUAL_TRACE=str(fixture_trace), RESIDUAL_REPORT="")
+def test_plain_mkdocs_build_regenerates_through_the_cache(tmp_path: Path) -> None:
+    # A copy of the project, so the plain build's own build/ folder is not the repository's.
+    proj = project_copy(tmp_path)
+    (proj / "build" / "trace").mkdir(parents=True)
+    shutil.copy(GOLDEN, proj / "build" / "trace" / GOLDEN.name)
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "s")],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        cwd=proj, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     index = (tmp_path / "s" / "index.html").read_text()
-    assert 'data-trace="FORWARD.output"' in index and 'class="residual-diagram' in index
-    assert (ROOT / "build" / "generated" / "KEY").is_file()
+    assert 'data-trace="residual-connections-v1:FORWARD.output"' in index
+    assert 'class="residual-diagram' in index
+    assert (proj / "build" / "generated" / "KEY").is_file()

@@ -12,8 +12,7 @@ import pytest
 from diagrams.errors import RenderError
 from diagrams.format import format_value, number_tokens
 from diagrams.svg import DIAGRAMS, render_diagram, render_svg
-from diagrams.trace import Trace
-from diagrams.trace_paths import all_paths
+from tracefile import Trace
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -88,7 +87,7 @@ def test_every_number_in_svg_text_is_traced(trace: Trace, svgs: dict[str, str],
                                             name: str) -> None:
     allowed = {
         token
-        for path in all_paths(trace)
+        for path in trace.all_paths()
         for fmt in ("exact", "fixed6")
         for token in number_tokens(format_value(trace.resolve(path), fmt))
     }

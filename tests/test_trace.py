@@ -1,9 +1,8 @@
-"""Tests of diagrams.trace: the golden trace parses to exact dataclasses, and every class of
+"""Tests of tracefile.parser: the golden trace parses to exact records, and every class of
 defect raises TraceError naming the right line; value paths resolve or say what exists."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import time
 from collections.abc import Callable
@@ -11,44 +10,51 @@ from pathlib import Path
 
 import pytest
 
-from diagrams import trace_schema as ts
-from diagrams.errors import TraceError, TracePathError
-from diagrams.trace import load_trace, parse_trace
-from diagrams.trace_paths import all_paths
-from diagrams.trace_schema import Trace
+from tracefile import Trace, load_trace, parse_trace
+from tracefile.errors import TraceError, TracePathError
+from tracefile.schema import Record
+from tracefile.schemas import SCHEMAS
 
 BIG = 10 * 1024 * 1024
+SPECS = SCHEMAS["residual-connections-v1"].specs
+
+
+def rec(kind: str, *values: object) -> Record:
+    """The record ``kind`` holding ``values`` in its declared key order."""
+    keys = SPECS[kind].keys
+    return Record(kind, {key.attr: value for key, value in zip(keys, values, strict=True)})
 
 
 def test_golden_trace_parses_to_exact_records(trace: Trace, trace_text: str) -> None:
     max_error = float(re.search(r"max-error=(\S+)", trace_text).group(1))
-    assert trace.config == ts.Config("known-residual-linear", 24, 25, (2,),
+    assert trace.config == rec("CONFIG", "known-residual-linear", 24, 25, (2,),
                                      "residual.branch.weight", (2, 2), (0.5, -1.0, 2.0, 0.25))
-    assert trace.forward == ts.Forward((2.0, -1.0), (-1.0, -2.25), (1.0, -3.25))
-    assert trace.backward == ts.Backward((1.0, 1.0), (1.0, 1.0), (-0.5, 2.25), (0.5, 3.25))
-    assert trace.parameter == ts.Parameter("residual.branch.weight", (2, 2), (2.0, 2.0, -1.0, -1.0))
-    assert trace.zero_branch == ts.ZeroBranch("residual.zero.weight", (2.0, -1.0), (1.0, 1.0),
+    assert trace.forward == rec("FORWARD", (2.0, -1.0), (-1.0, -2.25), (1.0, -3.25))
+    assert trace.backward == rec("BACKWARD", (1.0, 1.0), (1.0, 1.0), (-0.5, 2.25), (0.5, 3.25))
+    assert trace.parameter == rec("PARAMETER", "residual.branch.weight", (2, 2),
+                                  (2.0, 2.0, -1.0, -1.0))
+    assert trace.zero_branch == rec("ZERO-BRANCH", "residual.zero.weight", (2.0, -1.0), (1.0, 1.0),
                                               (2.0, 2.0, -1.0, -1.0), True)
-    assert trace.shape_error == ts.ShapeError((2, 2), (2,), True, True)
-    assert trace.shared_operand == ts.SharedOperand((1.0, 1.0), (2.0, 2.0))
-    assert trace.scaled == (ts.Scaled(0.0, (2.0, -1.0)), ts.Scaled(0.5, (1.5, -2.125)),
-                            ts.Scaled(1.0, (1.0, -3.25)))
-    assert trace.stack_config == ts.StackConfig(4, -0.25, 0.75)
+    assert trace.shape_error == rec("SHAPE-ERROR", (2, 2), (2,), True, True)
+    assert trace.shared_operand == rec("SHARED-OPERAND", (1.0, 1.0), (2.0, 2.0))
+    assert trace.scaled == (rec("SCALED", 0.0, (2.0, -1.0)), rec("SCALED", 0.5, (1.5, -2.125)),
+                            rec("SCALED", 1.0, (1.0, -3.25)))
+    assert trace.stack_config == rec("STACK-CONFIG", 4, -0.25, 0.75)
     assert trace.stack == (
-        ts.Stack(0, (2.0, -1.0), (2.0, -1.0)),
-        ts.Stack(1, (-0.5, 0.25), (1.5, -0.75)),
-        ts.Stack(2, (0.125, -0.0625), (1.125, -0.5625)),
-        ts.Stack(3, (-0.03125, 0.015625), (0.84375, -0.421875)),
-        ts.Stack(4, (0.0078125, -0.00390625), (0.6328125, -0.31640625)),
+        rec("STACK", 0, (2.0, -1.0), (2.0, -1.0)),
+        rec("STACK", 1, (-0.5, 0.25), (1.5, -0.75)),
+        rec("STACK", 2, (0.125, -0.0625), (1.125, -0.5625)),
+        rec("STACK", 3, (-0.03125, 0.015625), (0.84375, -0.421875)),
+        rec("STACK", 4, (0.0078125, -0.00390625), (0.6328125, -0.31640625)),
     )
     names = tuple(f"{{}}.stack.{i}.branch.weight" for i in range(4))
-    assert trace.stack_gradient == ts.StackGradient(
+    assert trace.stack_gradient == rec("STACK-GRADIENT",
         (0.00390625, 0.00390625), (0.31640625, 0.31640625),
         tuple(n.format("plain") for n in names), tuple(n.format("residual") for n in names), True)
-    assert trace.retention == ts.Retention(4, 0.00390625, 0.31640625)
-    assert trace.gradcheck == ts.Gradcheck(2, 4, 1e-06, 2e-06, max_error, True)
-    assert trace.proof == ts.Proof("exact", "added", "branch-owned", "forbidden")
-    assert trace.replay == ts.Replay(True)
+    assert trace.retention == rec("RETENTION", 4, 0.00390625, 0.31640625)
+    assert trace.gradcheck == rec("GRADCHECK", 2, 4, 1e-06, 2e-06, max_error, True)
+    assert trace.proof == rec("PROOF", "exact", "added", "branch-owned", "forbidden")
+    assert trace.replay == rec("REPLAY", True)
     assert trace.text == trace_text
     assert trace.path == "golden.trace"
 
@@ -58,7 +64,7 @@ def test_types_are_exact(trace: Trace) -> None:
     assert all(type(v) is float for v in trace.forward.output)
     assert all(type(v) is int for v in trace.config.shape)
     assert trace.replay.bitwise is True
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError, match="immutable"):
         trace.forward.output = (0.0, 0.0)  # type: ignore[misc]
 
 
@@ -310,7 +316,7 @@ def test_bad_paths_say_what_exists(trace: Trace, path: str, words: str) -> None:
 
 
 def test_all_paths_resolve_and_cover_every_field(trace: Trace, trace_text: str) -> None:
-    paths = all_paths(trace)
+    paths = trace.all_paths()
     fields = sum(line.count("=") for line in lines_of(trace_text)[1:-1])
     assert len(paths) == len(set(paths)) == fields
     assert "SCALED[0.5].output" in paths and "STACK[4].residual" in paths

@@ -9,8 +9,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from diagrams.errors import TraceError
-from diagrams.trace import Trace, parse_trace
+from tracefile import Trace, parse_trace
+from tracefile.errors import TraceError
 
 GOLDEN = (Path(__file__).parent / "golden" / "residual-connections-v1.trace").read_text(
     encoding="utf-8")

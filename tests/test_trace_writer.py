@@ -1,4 +1,5 @@
-"""Tests for engine/trace.py: the trace against its golden file and the grammar's rules."""
+"""Tests for engine/trace.py and tracefile/writer.py: the trace against its golden file, the
+grammar's rules and the one value writer."""
 
 from __future__ import annotations
 
@@ -10,17 +11,12 @@ from golden_support import GOLDEN_DIR, assert_matches_golden
 
 from engine.errors import EngineError
 from engine.fixtures import ScaledOutput, chapter_results
-from engine.trace import (
-    FOOTER,
-    HEADER,
-    render_trace,
-    trace_float,
-    trace_name,
-    trace_names,
-    trace_shape,
-    trace_vector,
-    trace_word,
-)
+from engine.trace import CHAPTER_TRACE, render_trace
+from tracefile.schemas import SCHEMAS
+from tracefile.values import ValueProblem, write_value
+
+HEADER = SCHEMAS[CHAPTER_TRACE].header
+FOOTER = SCHEMAS[CHAPTER_TRACE].footer
 
 GOLDEN = GOLDEN_DIR / "residual-connections-v1.trace"
 RECORD = re.compile(r"[A-Z][A-Z-]*( [a-z][a-z-]*=[^ =]+)+")
@@ -39,7 +35,7 @@ def test_a_changed_result_fails_the_trace_gate():
     changed = dataclasses.replace(chapter_results(), replay_bitwise=False)
     expected = re.escape("-REPLAY bitwise=true\n+REPLAY bitwise=false")
     with pytest.raises(AssertionError, match=expected):
-        assert_matches_golden(render_trace(changed), GOLDEN, "render_trace()")
+        assert_matches_golden(render_trace(CHAPTER_TRACE, changed), GOLDEN, "render_trace()")
 
 
 def test_trace_layout_follows_the_grammar():
@@ -55,7 +51,8 @@ def test_trace_layout_follows_the_grammar():
 
 def test_gradcheck_record_carries_the_real_max_error():
     results = chapter_results()
-    line = next(line for line in render_trace(results).splitlines() if "GRADCHECK" in line)
+    line = next(line for line in render_trace(CHAPTER_TRACE, results).splitlines()
+                if "GRADCHECK" in line)
     assert f"max-error={results.gradcheck.max_error!r} " in line
     assert float(line.split("max-error=")[1].split()[0]) == results.gradcheck.max_error
 
@@ -66,37 +63,54 @@ def test_gradcheck_record_carries_the_real_max_error():
      (0.1 + 0.2, "0.30000000000000004")],
 )
 def test_floats_are_shortest_round_trip(value, text):
-    assert trace_float(value) == text
+    assert write_value("float", value) == text
     assert float(text) == value
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
 def test_non_finite_floats_are_refused(value):
-    with pytest.raises(EngineError, match=r"^trace: refusing to write the non-finite float"):
-        trace_vector([1.0, value])
+    with pytest.raises(ValueProblem, match=r"^non-finite float"):
+        write_value("vector", [1.0, value])
 
 
 def test_value_writers():
-    assert trace_vector([2, -1]) == "[2.0,-1.0]"
-    assert trace_shape((2, 2)) == "[2,2]"
-    assert trace_names(["a.b", "c"]) == "a.b,c"
+    assert write_value("vector", [2, -1]) == "[2.0,-1.0]"
+    assert write_value("shape", (2, 2)) == "[2,2]"
+    assert write_value("names", ["a.b", "c"]) == "a.b,c"
+    assert write_value("bool", True) == "true"
     for bad in ["has space", "a=b", "a,b", "a[0]", ""]:
-        with pytest.raises(EngineError, match="is not a valid name"):
-            trace_name(bad)
+        with pytest.raises(ValueProblem, match="bad name"):
+            write_value("name", bad)
     for bad in ["Exact", "9x", "a_b", ""]:
-        with pytest.raises(EngineError, match="is not a valid word"):
-            trace_word(bad)
-    for writer, empty in [(trace_vector, []), (trace_shape, ()), (trace_names, [])]:
-        with pytest.raises(EngineError, match="at least one"):
-            writer(empty)
+        with pytest.raises(ValueProblem, match="bad word"):
+            write_value("word", bad)
+    for kind, empty in [("vector", []), ("shape", ()), ("names", [])]:
+        with pytest.raises(ValueProblem, match="empty"):
+            write_value(kind, empty)
+    for bad in [-1, 1.5, True]:
+        with pytest.raises(ValueProblem, match="not a non-negative int"):
+            write_value("int", bad)
 
 
 def test_trace_renders_the_results_it_is_given():
     results = chapter_results()
     failed = dataclasses.replace(results, replay_bitwise=False)
-    assert render_trace(failed).endswith("REPLAY bitwise=false\n" + FOOTER + "\n")
-    unordered = dataclasses.replace(
-        results, scaled=(ScaledOutput(1.0, (1.0, 1.0)), ScaledOutput(0.5, (1.0, 1.0)))
-    )
-    with pytest.raises(EngineError, match="SCALED alphas must strictly increase"):
-        render_trace(unordered)
+    assert render_trace(CHAPTER_TRACE, failed).endswith("REPLAY bitwise=false\n" + FOOTER + "\n")
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"scaled": (ScaledOutput(1.0, (1.0, 1.0)), ScaledOutput(0.5, (1.0, 1.0)))},
+     "SCALED alpha out of order"),
+    ({"scaled": (ScaledOutput(0.5, (1.0, 1.0, 1.0)),)}, "output has 3 elements"),
+    ({"name": "Not A Word"}, "CONFIG.name: bad word"),
+    ({"replay_bitwise": 1.0}, "REPLAY.bitwise: not a bool"),
+])
+def test_the_writer_refuses_what_the_reader_would_reject(change, message):
+    broken = dataclasses.replace(chapter_results(), **change)
+    with pytest.raises(EngineError, match=message):
+        render_trace(CHAPTER_TRACE, broken)
+
+
+def test_an_unknown_trace_is_named():
+    with pytest.raises(EngineError, match=r"no trace 'nope-v1'.*residual-connections-v1"):
+        render_trace("nope-v1")

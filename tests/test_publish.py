@@ -1,4 +1,4 @@
-"""Tests for the atomic publish in diagrams/sitebuild.py.
+"""Tests for the atomic publish in diagrams/publish.py.
 
 Publishing over a previous site must leave exactly the new site and nothing beside it,
 whether the swap is one `renameat2(RENAME_EXCHANGE)` (Linux) or the two-rename fallback
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from diagrams import sitebuild
-from diagrams.errors import BuildError
+from sitebuild import publish
+from sitebuild.errors import BuildError
 
 
 def site(folder: Path, marker: str) -> Path:
@@ -43,28 +43,28 @@ def assert_only_new(tmp_path: Path, out: Path) -> None:
 def test_publish_over_a_site_is_one_exchange(tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     probe_a, probe_b = site(tmp_path / "probe-a", "A"), site(tmp_path / "probe-b", "B")
-    if not sitebuild._exchange(probe_a, probe_b):
+    if not publish._exchange(probe_a, probe_b):
         pytest.skip("this file system cannot exchange two paths (the fallback is tested below)")
     shutil.rmtree(probe_a)
     shutil.rmtree(probe_b)
     tmp, out = published(tmp_path)
     calls: list[tuple[Path, Path]] = []
-    real = sitebuild._exchange
+    real = publish._exchange
 
-    def spy(a: Path, b: Path) -> bool:
+    def spy(a: Path, b: Path, what: str = "folder") -> bool:
         calls.append((a, b))
-        return real(a, b)
+        return real(a, b, what)
 
-    monkeypatch.setattr(sitebuild, "_exchange", spy)
+    monkeypatch.setattr(publish, "_exchange", spy)
     monkeypatch.setattr(Path, "rename", lambda *a: pytest.fail("fell back to renames"))
-    sitebuild.publish(tmp, out)
+    publish.publish(tmp, out)
     assert calls == [(tmp, out)]
     assert_only_new(tmp_path, out)
 
 
 def test_exchange_swaps_two_folders(tmp_path: Path) -> None:
     a, b = site(tmp_path / "a", "A"), site(tmp_path / "b", "B")
-    if not sitebuild._exchange(a, b):
+    if not publish._exchange(a, b):
         pytest.skip("this system cannot exchange two paths")
     assert (a / "index.html").read_text() == "B" and (b / "index.html").read_text() == "A"
 
@@ -74,40 +74,40 @@ def test_without_exchange_publish_falls_back_to_two_renames(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
 ) -> None:
     def unsupported(*args: object) -> int:
-        sitebuild.ctypes.set_errno(code)
+        publish.ctypes.set_errno(code)
         return -1
 
-    monkeypatch.setattr(sitebuild, "_renameat2", lambda: unsupported)
+    monkeypatch.setattr(publish, "_renameat2", lambda: unsupported)
     tmp, out = published(tmp_path)
-    sitebuild.publish(tmp, out)
+    publish.publish(tmp, out)
     assert_only_new(tmp_path, out)
 
 
 def test_publish_off_linux_uses_renames(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sitebuild.sys, "platform", "darwin")
-    assert sitebuild._renameat2() is None
+    monkeypatch.setattr(publish.sys, "platform", "darwin")
+    assert publish._renameat2() is None
     tmp, out = published(tmp_path)
-    sitebuild.publish(tmp, out)
+    publish.publish(tmp, out)
     assert_only_new(tmp_path, out)
 
 
 def test_publish_into_nothing_is_a_rename(tmp_path: Path) -> None:
     tmp = site(tmp_path / "build" / ".site-tmp-1", "new")
     out = tmp_path / "site"
-    sitebuild.publish(tmp, out)
+    publish.publish(tmp, out)
     assert_only_new(tmp_path, out)
 
 
 def test_a_failed_exchange_leaves_the_old_site(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     def refused(*args: object) -> int:
-        sitebuild.ctypes.set_errno(errno.EXDEV)
+        publish.ctypes.set_errno(errno.EXDEV)
         return -1
 
-    monkeypatch.setattr(sitebuild, "_renameat2", lambda: refused)
+    monkeypatch.setattr(publish, "_renameat2", lambda: refused)
     tmp, out = published(tmp_path)
     with pytest.raises(BuildError, match="cannot move the new site into place"):
-        sitebuild.publish(tmp, out)
+        publish.publish(tmp, out)
     assert (out / "index.html").read_text() == "old"
 
 
@@ -116,5 +116,5 @@ def test_publish_refuses_a_folder_that_is_not_a_site(tmp_path: Path) -> None:
     out.mkdir()
     (out / "notes.txt").write_text("mine")
     with pytest.raises(BuildError, match="does not look like a built site"):
-        sitebuild.publish(site(tmp_path / "new", "new"), out)
+        publish.publish(site(tmp_path / "new", "new"), out)
     assert (out / "notes.txt").read_text() == "mine"

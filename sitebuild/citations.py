@@ -8,9 +8,9 @@ same way.
 Contract:
 - ``load_references(extra)`` validates ``extra["references"]``: a mapping from a key to an
   entry with the string fields ``authors``, ``title``, ``venue``, ``year`` and ``arxiv``.
-  Anything else raises ``SiteError`` naming ``mkdocs.yml`` and the entry.
+  Anything else raises ``LocatedError`` naming ``mkdocs.yml`` and the entry.
 - ``render_citation(references, key)`` returns ``<cite class="citation">…</cite>`` (HTML
-  escaped, the title linked to the arXiv abstract page); an unknown key raises ``SiteError``
+  escaped, the title linked to the arXiv abstract page); an unknown key raises ``LocatedError``
   listing the known ones. The provenance audit exempts exactly this element.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from diagrams.errors import SiteError
+from tracefile.errors import LocatedError
 
 FIELDS = ("authors", "title", "venue", "year", "arxiv")
 _ARXIV = re.compile(r"[0-9]{4}\.[0-9]{4,5}")
@@ -44,7 +44,7 @@ def load_references(extra: Mapping[str, Any]) -> dict[str, Reference]:
     """The validated bibliography from MkDocs' ``extra`` settings."""
     raw = extra.get("references", {})
     if not isinstance(raw, Mapping):
-        raise SiteError("mkdocs.yml", None, "extra.references must be a mapping of entries")
+        raise LocatedError("mkdocs.yml", None, "extra.references must be a mapping of entries")
     return {str(key): _entry(str(key), value) for key, value in raw.items()}
 
 
@@ -52,15 +52,15 @@ def _entry(key: str, value: Any) -> Reference:
     where = f"extra.references.{key}"
     if not isinstance(value, Mapping) or set(value) != set(FIELDS):
         got = sorted(value) if isinstance(value, Mapping) else type(value).__name__
-        raise SiteError("mkdocs.yml", None, f"{where}: expected the fields "
+        raise LocatedError("mkdocs.yml", None, f"{where}: expected the fields "
                         f"{', '.join(FIELDS)}; got {got}")
     for name in FIELDS:
         # YAML reads an unquoted 1706.03760 as a float and drops its last zero.
         if not isinstance(value[name], str):
-            raise SiteError("mkdocs.yml", None, f"{where}.{name}: expected a quoted string; "
+            raise LocatedError("mkdocs.yml", None, f"{where}.{name}: expected a quoted string; "
                             f"got {type(value[name]).__name__} {value[name]!r}")
     if not _ARXIV.fullmatch(value["arxiv"]):
-        raise SiteError("mkdocs.yml", None, f"{where}.arxiv: expected an identifier like "
+        raise LocatedError("mkdocs.yml", None, f"{where}.arxiv: expected an identifier like "
                         f"1512.03385; got {value['arxiv']!r}")
     return Reference(**{name: value[name] for name in FIELDS})
 
@@ -69,7 +69,7 @@ def render_citation(references: Mapping[str, Reference], key: str) -> Markup:
     """The ``<cite>`` element for ``key``."""
     if key not in references:
         known = ", ".join(sorted(references)) or "none"
-        raise SiteError("<page>", None, f"unknown citation {key!r} (known: {known})")
+        raise LocatedError("<page>", None, f"unknown citation {key!r} (known: {known})")
     ref = references[key]
     return Markup(
         '<cite class="citation">{authors}, “<a href="https://arxiv.org/abs/{arxiv}">{title}</a>”,'

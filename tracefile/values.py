@@ -1,8 +1,9 @@
-"""Value lexers of trace v1 (docs/trace.md, "Values"): int, float, vector, shape, bool, name,
-names, word.
+"""Trace values (docs/trace.md, "Values"): one lexer and one writer per kind (int, float,
+vector, shape, bool, name, names, word).
 
 Contract: ``parse_value(kind, text)`` returns the typed value or raises ``ValueProblem``
 (what was wrong, what the grammar expects); the parser turns that into a located TraceError.
+``write_value(kind, value)`` is its inverse, the one way a number or shape becomes trace text.
 Every check is a linear scan or an anchored regex without nested quantifiers, so a 10 MB value
 costs milliseconds, and no Python exception other than ValueProblem leaves this module.
 """
@@ -168,3 +169,66 @@ def trace_repr(value: Any) -> str:
             return ",".join(value)
         return "[" + ",".join(trace_repr(item) for item in value) + "]"
     return str(value)
+
+
+def _write_float(value: Any) -> str:
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueProblem(f"non-finite float {number!r}", FLOAT_EXPECTED, repr(number))
+    return repr(number)
+
+
+def _write_int(value: Any) -> str:
+    if isinstance(value, bool) or int(value) != value or int(value) < 0:
+        raise ValueProblem(f"not a non-negative int: {value!r}", INT_EXPECTED, repr(value))
+    return str(int(value))
+
+
+def _write_bool(flag: Any) -> str:
+    # numpy's bool_ is not a bool; anything else (a float, a string) is a mistake upstream.
+    if type(flag).__name__ not in ("bool", "bool_"):
+        raise ValueProblem(f"not a bool: {flag!r}", '"true" or "false"', repr(flag))
+    return "true" if flag else "false"
+
+
+def _write_items(kind: str, write: Callable[[Any], str], values: Any) -> str:
+    items = [write(item) for item in values]
+    if not items:
+        raise ValueProblem(f"an empty {kind}", f"a {kind} of at least one element", "[]")
+    return "[" + ",".join(items) + "]"
+
+
+def _checked(parse: Callable[[str], Any]) -> Callable[[Any], str]:
+    def write(value: Any) -> str:
+        text = str(value)
+        parse(text)  # the writer accepts exactly what the reader does
+        return text
+
+    return write
+
+
+def _write_names(values: Any) -> str:
+    names = [_checked(parse_name)(name) for name in values]
+    if not names:
+        raise ValueProblem("an empty names list", "at least one name", "")
+    return ",".join(names)
+
+
+WRITERS: dict[str, Callable[[Any], str]] = {
+    "int": _write_int,
+    "float": _write_float,
+    "vector": lambda values: _write_items("vector", _write_float, values),
+    "shape": lambda values: _write_items("shape", _write_int, values),
+    "bool": _write_bool,
+    "name": _checked(parse_name),
+    "names": _write_names,
+    "word": _checked(parse_word),
+}
+
+
+def write_value(kind: str, value: Any) -> str:
+    """Write ``value`` as a trace value of grammar type ``kind`` (the inverse of
+    ``parse_value``); raises ValueProblem for what the reader would reject (NaN, an empty
+    vector, a name with a space). The engine's trace and learner report both write through it.
+    """
+    return WRITERS[kind](value)

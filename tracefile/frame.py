@@ -1,16 +1,17 @@
 """Text-level checks of a trace: encoding, lines, header and footer (docs/trace.md, "Lines").
 
 Contract: ``decode`` turns str or bytes into text that is valid UTF-8, ``split_lines`` into
-LF-terminated, non-blank lines without CR, and ``check_frame`` ensures the v1 header comes
-first and the footer last; each raises TraceError at the line of the first defect.
+LF-terminated, non-blank lines without CR, ``identify`` finds the declared schema the header
+names, and ``check_frame`` ensures its header comes first and its footer last; each raises
+TraceError at the line of the first defect.
 """
 
 from __future__ import annotations
 
 import re
 
-from diagrams.errors import TraceError
-from diagrams.trace_schema import FOOTER, HEADER, VERSION
+from tracefile.errors import TraceError
+from tracefile.schema import TraceSchema
 
 FRAME_RE = re.compile(r"TRACE (\S{1,80}) (BEGIN|END)")
 
@@ -42,11 +43,12 @@ def decode(data: object, path: str) -> str:
     return data
 
 
-def split_lines(text: str, path: str) -> list[str]:
+def split_lines(text: str, path: str, header: str) -> list[str]:
+    """The lines of ``text``; ``header`` is what the messages say the first line should be."""
     if text == "":
-        raise TraceError(path, 1, "empty file", expected=repr(HEADER))
+        raise TraceError(path, 1, "empty file", expected=header)
     if text.startswith("\ufeff"):
-        raise TraceError(path, 1, "byte order mark before the header", expected=repr(HEADER))
+        raise TraceError(path, 1, "byte order mark before the header", expected=header)
     if not text.endswith("\n"):
         last = text.count("\n") + 1
         tail = text[text.rfind("\n") + 1 :]
@@ -62,31 +64,41 @@ def split_lines(text: str, path: str) -> list[str]:
     return lines
 
 
-def check_frame(lines: list[str], path: str) -> None:
+def identify(first: str, path: str, schemas: dict[str, TraceSchema]) -> TraceSchema:
+    """The schema whose header ``first`` is; TraceError for another or no header."""
+    match = FRAME_RE.fullmatch(first)
+    if match and match.group(2) == "BEGIN" and match.group(1) in schemas:
+        return schemas[match.group(1)]
+    want = _one_of(schemas)
+    if match and match.group(2) == "BEGIN":
+        raise TraceError(path, 1, f"unsupported trace version {match.group(1)!r}",
+                         text=first, expected=want)
+    raise TraceError(path, 1, "missing header", text=first, expected=want)
+
+
+def _one_of(schemas: dict[str, TraceSchema]) -> str:
+    headers = [repr(schema.header) for schema in schemas.values()]
+    return headers[0] if len(headers) == 1 else "one of " + ", ".join(headers)
+
+
+def check_frame(lines: list[str], path: str, schema: TraceSchema) -> None:
     """Header first, footer last, nothing after the footer."""
-    _check_frame_line(lines[0], HEADER, "BEGIN", path, 1)
+    header, footer = schema.header, schema.footer
+    if lines[0] != header:
+        identify(lines[0], path, {schema.trace_id: schema})
     try:
-        end = lines.index(FOOTER, 1)
+        end = lines.index(footer, 1)
     except ValueError:
         end = -1
     if end == len(lines) - 1:
         return
     if end >= 0:
         raise TraceError(path, end + 2, "text after the footer", text=lines[end + 1],
-                         expected="end of file after " + repr(FOOTER))
+                         expected="end of file after " + repr(footer))
     last = lines[-1]
     if len(lines) > 1 and FRAME_RE.fullmatch(last) and last.endswith(" END"):
-        _check_frame_line(last, FOOTER, "END", path, len(lines))
+        raise TraceError(path, len(lines), f"unsupported trace version {last.split()[1]!r} "
+                         "in the footer",
+                         text=last, expected=repr(footer))
     raise TraceError(path, len(lines), "missing footer after the last line (truncated file?)",
-                     text=last, expected=repr(FOOTER))
-
-
-def _check_frame_line(line: str, want: str, word: str, path: str, number: int) -> None:
-    if line == want:
-        return
-    match = FRAME_RE.fullmatch(line)
-    if match and match.group(2) == word:
-        raise TraceError(path, number, f"unsupported trace version {match.group(1)!r}",
-                         text=line, expected=f"{VERSION} ({want!r})")
-    what = "header" if word == "BEGIN" else "footer"
-    raise TraceError(path, number, f"missing {what}", text=line, expected=repr(want))
+                     text=last, expected=repr(footer))

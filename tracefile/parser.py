@@ -1,6 +1,8 @@
-"""Strict parser of trace v1 (docs/trace.md, "Trace grammar") into frozen dataclasses.
+"""Strict parser of traces (docs/trace.md, "Trace grammar") against their declared schemas.
 
-Contract: ``parse_trace(data, path)`` returns a ``Trace`` or raises ``TraceError`` carrying the
+Contract: ``parse_trace(data, path)`` reads the header, takes the declared schema it names
+(``tracefile.schemas.SCHEMAS``, or the one ``schema`` given) and returns a ``Trace`` of
+immutable records, or raises ``TraceError`` carrying the
 file, the 1-based line, the offending text (shortened) and what the grammar expected. No other
 exception escapes, on any input (str, bytes or anything else). Checks run in file order where
 possible, so the reported line is the first defect. Nothing here is quadratic: lines are split
@@ -14,18 +16,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from diagrams.errors import TraceError, shorten
-from diagrams.trace_frame import check_frame, decode, split_lines
-from diagrams.trace_schema import (
-    FOOTER,
-    HEADER,
-    RECORDS,
-    SPECS,
-    RecordSpec,
-    Trace,
-    field_name,
-)
-from diagrams.trace_values import (
+from tracefile.errors import TraceError, shorten
+from tracefile.frame import check_frame, decode, identify, split_lines
+from tracefile.schema import Record, RecordSpec, TraceSchema, field_name
+from tracefile.schemas import SCHEMAS
+from tracefile.trace import Trace
+from tracefile.values import (
     ValueProblem,
     check_vector_characters,
     parse_value,
@@ -36,31 +32,39 @@ __all__ = ["Trace", "TraceError", "load_trace", "parse_trace"]
 
 KIND_RE = re.compile(r"[A-Z][A-Z-]*")
 KEY_RE = re.compile(r"[a-z][a-z-]*")
-KIND_LIST = ", ".join(spec.kind for spec in RECORDS)
 
 
-def load_trace(path: str | Path) -> Trace:
+def load_trace(path: str | Path, schema: TraceSchema | None = None) -> Trace:
     """Read and parse the trace file at ``path``."""
     try:
         data = Path(path).read_bytes()
     except OSError as err:
         raise TraceError(str(path), None, f"cannot read trace: {err.strerror or err}") from None
-    return parse_trace(data, str(path))
+    return parse_trace(data, str(path), schema)
 
 
-def parse_trace(data: str | bytes, path: str = "<trace>") -> Trace:
-    """Parse trace text (or its UTF-8 bytes) named ``path`` in messages."""
+def parse_trace(data: str | bytes, path: str = "<trace>",
+                schema: TraceSchema | None = None) -> Trace:
+    """Parse trace text (or its UTF-8 bytes) named ``path`` in messages.
+
+    With ``schema`` the trace must be that one; otherwise any declared trace is accepted.
+    """
+    schemas = SCHEMAS if schema is None else {schema.trace_id: schema}
     text = decode(data, path)
-    lines = split_lines(text, path)
-    check_frame(lines, path)
-    fields = _Records(lines, path).parse()
-    return Trace(**fields, text=text, path=path)
+    headers = " or ".join(repr(s.header) for s in schemas.values())
+    lines = split_lines(text, path, headers)
+    found = identify(lines[0], path, schemas)
+    check_frame(lines, path, found)
+    records = _Records(found, lines, path).parse()
+    return Trace(found, records, text, path)
 
 
 class _Records:
     """Walks the record lines against RECORDS, one line at a time, in file order."""
 
-    def __init__(self, lines: list[str], path: str) -> None:
+    def __init__(self, schema: TraceSchema, lines: list[str], path: str) -> None:
+        self.schema = schema
+        self.records = schema.records
         self.body = lines[1:-1]
         self.footer_line = len(lines)
         self.path = path
@@ -83,27 +87,27 @@ class _Records:
                 self.check_key(spec, fields, line, number)
             self.first_line.setdefault(spec.kind, number)
             self.parsed.setdefault(spec.kind, []).append(fields)
-        self.advance_to(None, self.footer_line, FOOTER, offset=len(self.body))
+        self.advance_to(None, self.footer_line, self.schema.footer, offset=len(self.body))
         return self.build()
 
     def spec_for(self, kind: str, line: str, number: int, offset: int) -> RecordSpec:
-        if line in (HEADER, FOOTER):
+        if line in (self.schema.header, self.schema.footer):
             raise self.error(number, "header or footer line among the records", text=line,
                              expected="a record")
         if not KIND_RE.fullmatch(kind):
             raise self.error(number, "malformed record kind", text=line,
                              expected="KIND [A-Z][A-Z-]* followed by key=value fields")
-        spec = SPECS.get(kind)
+        spec = self.schema.specs.get(kind)
         if spec is None:
             raise self.error(number, f"unknown record {shorten(kind, 40)}", text=line,
-                             expected=f"one of {KIND_LIST}")
+                             expected=f"one of {self.schema.kind_list()}")
         self.advance_to(spec, number, line, offset)
         return spec
 
     def advance_to(self, spec: RecordSpec | None, number: int, line: str, offset: int) -> None:
         """Move the cursor onto ``spec`` (None: the footer), or explain why it cannot."""
-        while self.position < len(RECORDS):
-            current = RECORDS[self.position]
+        while self.position < len(self.records):
+            current = self.records[self.position]
             if current is spec:
                 if spec.keyed_by is None and spec.kind in self.parsed:
                     raise self.duplicate(spec, number, line)
@@ -121,7 +125,8 @@ class _Records:
             return self.error(number, f"{spec.kind} records must be contiguous (first at line "
                               f"{first})", text=line, expected="no record after the last one")
         return self.error(number, f"duplicate record {spec.kind} (first at line {first})",
-                          text=line, expected=f"each of {KIND_LIST} once, in this order")
+                          text=line,
+                          expected=f"each of {self.schema.kind_list()} once, in this order")
 
     def misplaced(self, current: RecordSpec, got: RecordSpec | None, number: int, line: str,
                   offset: int) -> TraceError:
@@ -138,14 +143,25 @@ class _Records:
                           text=line, expected=f"{current.kind} here")
 
     def finish(self, spec: RecordSpec, number: int, line: str) -> None:
-        """A keyed record's run has ended: STACK must have covered depths 0..layers."""
-        if spec.kind != "STACK":
+        """A keyed record's run has ended: one with ``runs_to`` must have covered 0..that."""
+        if spec.runs_to is None:
             return
-        layers = self.parsed["STACK-CONFIG"][0]["layers"]
-        have = len(self.parsed["STACK"])
-        if have != layers + 1:
-            raise self.error(number, f"missing STACK depth={have} (STACK-CONFIG layers={layers})",
-                             text=line, expected=f"STACK depth={have} here")
+        last = self.runs_to(spec)
+        have = len(self.parsed[spec.kind])
+        if have != last + 1:
+            raise self.error(number, f"missing {spec.kind} {spec.keyed_by}={have} "
+                             f"({self.runs_to_text(spec)}={last})", text=line,
+                             expected=f"{spec.kind} {spec.keyed_by}={have} here")
+
+    def runs_to(self, spec: RecordSpec) -> int:
+        assert spec.runs_to is not None
+        kind, key = spec.runs_to.split(".")
+        return self.parsed[kind][0][field_name(key)]
+
+    @staticmethod
+    def runs_to_text(spec: RecordSpec) -> str:
+        assert spec.runs_to is not None
+        return spec.runs_to.replace(".", " ")
 
     def check_key(self, spec: RecordSpec, fields: dict[str, Any], line: str, number: int) -> None:
         key = spec.keyed_by
@@ -158,19 +174,19 @@ class _Records:
                              f"(first at line {first})", text=line,
                              expected=f"each {key} once")
         self.keyed_lines[(spec.kind, value)] = number
-        if spec.kind == "STACK":
-            layers = self.parsed["STACK-CONFIG"][0]["layers"]
-            if value != len(runs) or value > layers:
-                raise self.error(number, f"STACK depths must run 0..{layers} without gaps",
-                                 text=line, expected=f"depth={len(runs)}")
+        if spec.runs_to is not None:
+            last = self.runs_to(spec)
+            if value != len(runs) or value > last:
+                raise self.error(number, f"{spec.kind} {key}s must run 0..{last} without gaps",
+                                 text=line, expected=f"{key}={len(runs)}")
         elif runs and not value > runs[-1][field_name(key)]:
             raise self.error(number, f"{spec.kind} {key} out of order", text=line,
                              expected=f"{key} greater than {runs[-1][field_name(key)]!r}")
 
     def build(self) -> dict[str, Any]:
         fields: dict[str, Any] = {}
-        for spec in RECORDS:
-            records = [spec.cls(**values) for values in self.parsed[spec.kind]]
+        for spec in self.records:
+            records = [Record(spec.kind, values) for values in self.parsed[spec.kind]]
             fields[spec.attr] = tuple(records) if spec.keyed_by else records[0]
         return fields
 
@@ -183,7 +199,7 @@ class _Fields:
         self.spec = spec
         self.line = line
         self.number = number
-        self.lengths = dict(spec.lengths)
+        self.lengths = {key.name: key.length for key in spec.keys if key.length}
 
     def error(self, message: str, text: str, expected: str) -> TraceError:
         return self.records.error(self.number, f"{self.spec.kind}: {message}", text, expected)
@@ -225,7 +241,7 @@ class _Fields:
         return key
 
     def value(self, key: str, raw: str, token: str, values: dict[str, Any]) -> Any:
-        kind = dict(self.spec.keys)[key]
+        kind = self.spec.by_name[key].kind
         try:
             if key in self.lengths and raw[:1] == "[" and raw[-1:] == "]" and len(raw) > 2:
                 self.check_length(key, raw, token, values)

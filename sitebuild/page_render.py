@@ -11,7 +11,7 @@ Contract:
   front matter included through ``line_offset``).
 - ``front_matter_lines(raw, markdown)`` is that offset; ``fenced(text, lang)`` is a code
   block no backtick run in ``text`` can close.
-- ``HookError`` is a ``SiteError`` that is also a MkDocs ``PluginError``, so MkDocs'
+- ``HookError`` is a ``LocatedError`` that is also a MkDocs ``PluginError``, so MkDocs'
   own CLI reports it on one line too.
 """
 
@@ -26,14 +26,14 @@ import jinja2
 from markupsafe import Markup
 from mkdocs.exceptions import PluginError
 
-from diagrams.errors import SiteError
+from tracefile.errors import LocatedError
 
 
-class HookError(SiteError, PluginError):
+class HookError(LocatedError, PluginError):
     """A site error raised from a hook event; ``str`` is ``path:line: message``."""
 
     @classmethod
-    def wrap(cls, err: SiteError) -> HookError:
+    def wrap(cls, err: LocatedError) -> HookError:
         """Re-raise a site error from a lower module unchanged in wording."""
         return cls(err.path, err.line, err.message)
 
@@ -83,7 +83,7 @@ def _template_line(err: BaseException, name: str) -> int | None:
 
 
 def _describe(err: Exception) -> str:
-    if isinstance(err, SiteError):
+    if isinstance(err, LocatedError):
         return err.message
     if isinstance(err, jinja2.UndefinedError):
         return f"undefined name or attribute: {err.message}"

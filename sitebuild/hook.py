@@ -1,26 +1,27 @@
-"""MkDocs hook: every page in ``docs/`` is a Jinja template over the parsed trace.
+"""MkDocs hook: every page in ``docs/`` is a Jinja template over the parsed traces.
 
-Role: the single rendering path from trace to page. Pages never hold a number; they
+Role: the single rendering path from traces to pages. Pages never hold a number; they
 name a trace value (``{{ tv("FORWARD.output") }}``) and this hook inserts it.
 
 Contract (MkDocs events):
-- ``on_config``: loads the trace (env ``RESIDUAL_TRACE``, default
-  ``build/trace/residual-connections-v1.trace``), the learner report (env
-  ``RESIDUAL_REPORT``: a path, or empty for "not supplied"; default: the engine's
-  ``build/trace/learner-report.txt`` when present) and the generated diagrams/tables
-  (env ``RESIDUAL_GENERATED``, default ``build/generated``). Without
-  ``RESIDUAL_GENERATED`` (a plain ``mkdocs build``/``mkdocs serve``) the generated
-  files are first brought up to date through the cache. It also replaces the offline
-  plugin's CDN polyfill by the vendored one, so no page requests another host.
-- ``on_files``: adds vendored KaTeX (from ``node_modules/katex/dist``), the
-  iframe-worker shim when installed, and the raw trace at ``trace/<name>.trace``.
-- ``on_page_markdown``: renders the page through ``diagrams.page_render`` (strict,
-  comment delimiters ``<#-- --#>``). Globals: ``tv``, ``diagram``, ``table``, ``trace``,
-  ``raw_trace``, ``learner_report``, ``cite`` (``extra.references``). Any failure raises
-  ``PageError`` whose ``str`` is ``docs/page.md:LINE: message``.
+- ``on_config``: reads its settings from ``config.extra["build"]`` (``BuildSettings``, set by
+  ``build_site.py`` on the loaded config; no environment variables): the trace files by id,
+  the learner report (``None``: not supplied) and the generated diagrams/tables folder. Without
+  them (a plain ``mkdocs build``/``mkdocs serve``) it takes every declared trace from
+  ``build/trace/`` and first brings the generated files up to date through the cache. It
+  also replaces the offline plugin's CDN polyfill by the vendored one, so no page requests
+  another host.
+- ``on_files``: adds vendored KaTeX (from ``node_modules/katex/dist``), the iframe-worker shim
+  when installed, and every raw trace at ``trace/<id>.trace``.
+- ``on_page_markdown``: renders the page through ``sitebuild.page_render`` (strict, comment
+  delimiters ``<#-- --#>``). Globals: ``tv``, ``diagram``, ``table``, ``trace`` (the page's
+  trace: the chapter's, or the one its front matter names with ``trace: ID``), ``traces``
+  (every trace, for the Trace page), ``raw_trace``, ``learner_report``, ``cite``
+  (``extra.references``). Any failure raises ``PageError`` whose ``str`` is
+  ``docs/page.md:LINE: message``.
 - ``on_post_page``/``on_post_template``: strip ``<meta name="generator">`` so no tool
   version string reaches the site.
-Errors are ``HookError`` (a ``SiteError`` that MkDocs' own CLI also reports on one line).
+Errors are ``HookError`` (a ``LocatedError`` that MkDocs' own CLI also reports on one line).
 """
 
 from __future__ import annotations
@@ -39,12 +40,21 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from diagrams.citations import load_references, render_citation
-from diagrams.errors import SiteError
 from diagrams.format import traced
-from diagrams.page_render import HookError, PageError, fenced, front_matter_lines, render_page
-from diagrams.paths import DEFAULT_GENERATED, DEFAULT_REPORT, DEFAULT_TRACE, TRACE_URL
-from diagrams.trace import Trace, load_trace
+from sitebuild.citations import load_references, render_citation
+from sitebuild.page_render import HookError, PageError, fenced, front_matter_lines, render_page
+from sitebuild.paths import (
+    CHAPTER_TRACE,
+    DEFAULT_GENERATED,
+    DEFAULT_REPORT,
+    SETTINGS_KEY,
+    TRACE_DIR,
+    BuildSettings,
+    trace_file,
+    trace_url,
+)
+from tracefile import SCHEMAS, TraceSet, load_trace
+from tracefile.errors import LocatedError
 
 KATEX_DIST = "node_modules/katex/dist"
 KATEX_FILES = ("katex.min.js", "katex.min.css")
@@ -56,21 +66,28 @@ _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
 
 @dataclass(frozen=True)
 class SiteContext:
-    """What every page may use: the trace, the report and the generated artefacts."""
+    """What every page may use: the traces, the report and the generated artefacts."""
 
-    trace: Trace
-    trace_path: Path
+    traces: TraceSet
+    trace_paths: dict[str, Path]
     report: str | None
     generated: Path
 
-    def page_globals(self) -> dict[str, Any]:
-        """The Jinja globals available to every page."""
+    def page_globals(self, trace_id: str) -> dict[str, Any]:
+        """The Jinja globals of a page whose unqualified paths refer to ``trace_id``."""
+        if trace_id not in self.traces.traces:
+            raise PageError("<page>", None, f"front matter names trace {trace_id!r}; the site "
+                            f"has {', '.join(self.traces.traces)}")
+        page_traces = TraceSet(self.traces.traces, trace_id)
+        trace = page_traces.traces[trace_id]
         return {
-            "tv": lambda path, fmt="exact": traced(self.trace, path, fmt),
+            "tv": lambda path, fmt="exact": traced(page_traces, path, fmt),
             "diagram": self.diagram,
             "table": self.table,
-            "trace": self.trace,
-            "raw_trace": lambda: fenced(self.trace.text, "text"),
+            "trace": trace,
+            "traces": [(t, trace_url(t.trace_id)) for t in self.traces],
+            "raw_trace": lambda trace_id=trace_id: fenced(
+                self.traces.traces[trace_id].text, "text"),
             "learner_report": self.learner_report,
         }
 
@@ -113,49 +130,52 @@ def _root(config: MkDocsConfig) -> Path:
     return Path(config.config_file_path or "mkdocs.yml").resolve().parent
 
 
-def _env_path(name: str, root: Path, default: str) -> Path:
-    value = os.environ.get(name)
-    return Path(value) if value else root / default
+def default_settings(root: Path) -> BuildSettings:
+    """A plain ``mkdocs build``: the engine's traces and report from the last build."""
+    report = root / DEFAULT_REPORT
+    return BuildSettings(
+        traces={trace_id: root / TRACE_DIR / trace_file(trace_id) for trace_id in SCHEMAS},
+        report=report if report.is_file() else None,
+        generated=root / DEFAULT_GENERATED, generated_ready=False)
 
 
-def load_context(root: Path) -> SiteContext:
-    """Build the page context from the environment (see the module docstring)."""
-    trace_path = _env_path("RESIDUAL_TRACE", root, DEFAULT_TRACE)
-    if not trace_path.is_file():
-        raise HookError(str(trace_path), None,
-                        "trace not found; run `python build_site.py build` (it runs the engine)")
-    trace = load_trace(trace_path)
-    report_env = os.environ.get("RESIDUAL_REPORT")
+def load_context(root: Path, settings: BuildSettings) -> SiteContext:
+    """Parse the traces and read the report the settings name."""
+    traces = {}
+    for trace_id, path in settings.traces.items():
+        if not path.is_file():
+            raise HookError(str(path), None, "trace not found; run `python build_site.py "
+                            "build` (it runs the engine)")
+        traces[trace_id] = load_trace(path, SCHEMAS[trace_id])
     report = None
-    if report_env is None and (root / DEFAULT_REPORT).is_file():
-        report = (root / DEFAULT_REPORT).read_text(encoding="utf-8")
-    elif report_env:
+    if settings.report is not None:
         try:
-            report = Path(report_env).read_text(encoding="utf-8")
+            report = settings.report.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
-            raise HookError(report_env, None, f"cannot read the learner report: {err}") from None
-    generated = _env_path("RESIDUAL_GENERATED", root, DEFAULT_GENERATED)
-    if "RESIDUAL_GENERATED" not in os.environ:
-        from diagrams.cache import Cache
-        from diagrams.pipeline import exclusive, generate
+            raise HookError(str(settings.report), None,
+                            f"cannot read the learner report: {err}") from None
+    trace_set = TraceSet(traces, CHAPTER_TRACE)
+    if not settings.generated_ready:
+        from sitebuild.cache import Cache
+        from sitebuild.pipeline import exclusive, generate
 
         with exclusive(root / "build"):
-            generate(root, trace, generated, Cache(root / "build" / "cache"))
-    return SiteContext(trace, trace_path, report, generated)
+            generate(root, trace_set, settings.generated, Cache(root / "build" / "cache"))
+    return SiteContext(trace_set, dict(settings.traces), report, settings.generated)
 
 
 _state: dict[str, Any] = {}
 
 
 def _reported(event: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn a lower-level SiteError into a HookError that MkDocs reports on one line."""
+    """Turn a lower-level LocatedError into a HookError that MkDocs reports on one line."""
 
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
             return event(*args, **kwargs)
         except HookError:
             raise
-        except SiteError as err:
+        except LocatedError as err:
             raise HookError.wrap(err) from err
 
     run.__name__ = event.__name__
@@ -169,7 +189,10 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     root = _root(config)
     _state.clear()
     _state["root"] = root
-    _state["context"] = load_context(root)
+    # MkDocs loads this file as a module of its own, so the settings' class is not this
+    # module's BuildSettings: read them by attribute.
+    settings = config.extra.get(SETTINGS_KEY) or default_settings(root)
+    _state["context"] = load_context(root, settings)
     _state["references"] = load_references(config.extra)
     polyfills = [p for p in config.extra.get("polyfills", []) if "://" not in str(p)]
     if (root / SHIM_SRC).is_file():
@@ -178,7 +201,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     return config
 
 
-@event_priority(50)  # before plugins that index the files (htmlproofer), which run at 0
+@event_priority(50)  # before plugins that index the files, which run at 0
 @_reported
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Add the vendored KaTeX, the worker shim and the raw trace to the site."""
@@ -194,7 +217,8 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     if (root / SHIM_SRC).is_file():
         files.append(File.generated(config, SHIM_URL, abs_src_path=str(root / SHIM_SRC)))
     context: SiteContext = _state["context"]
-    files.append(File.generated(config, TRACE_URL, abs_src_path=str(context.trace_path)))
+    for trace_id, path in context.trace_paths.items():
+        files.append(File.generated(config, trace_url(trace_id), abs_src_path=str(path)))
     return files
 
 
@@ -209,7 +233,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         offset = front_matter_lines(Path(source).read_text(encoding="utf-8-sig"), markdown)
     context: SiteContext = _state["context"]
     references = _state["references"]
-    page_globals = {**context.page_globals(),
+    page_globals = {**context.page_globals(page.meta.get("trace", CHAPTER_TRACE)),
                     "cite": lambda key: render_citation(references, key)}
     return render_page(markdown, name, page_globals, offset)
 

@@ -17,9 +17,9 @@ import difflib
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from diagrams.errors import SiteError, shorten
-from diagrams.gates.pages import READER_ATTRS, Finding, attr
-from diagrams.trace import Trace
+from sitebuild.gates.pages import READER_ATTRS, Finding, attr
+from tracefile import Trace
+from tracefile.errors import LocatedError, shorten
 
 GATE = "audit"
 Item = tuple[str, str]  # (where: "<text>" or "@aria-label", reader-visible text)
@@ -116,7 +116,7 @@ class ExpectedDiagrams:
                 parser.feed(render_diagram(name, self.trace))
                 parser.close()
                 self._items[name] = parser.svg.items if parser.svg else "no <svg> rendered"
-            except SiteError as err:
+            except LocatedError as err:
                 self._items[name] = str(err)
         return self._items[name]
 

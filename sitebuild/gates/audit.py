@@ -14,7 +14,7 @@ Contract (gate name "audit"), applied to the article content
   from the bibliography (`bibliography.rendered_citations`); a citation that is not is
   audited like prose;
 - every inline SVG must read exactly like its diagram re-rendered from the trace
-  (`diagrams.gates.figures`).
+  (`sitebuild.gates.figures`).
 Theme chrome outside the article (header, navigation, footer) is not audited, nor is the prose
 of the theme's own 404 page (its "404" is an HTTP status, not a figure of the chapter).
 """
@@ -27,12 +27,11 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-from diagrams.citations import Reference
-from diagrams.errors import SiteError, shorten
 from diagrams.format import format_value, number_tokens
-from diagrams.gates.bibliography import project_references, rendered_citations
-from diagrams.gates.figures import ExpectedDiagrams, SvgText, compare_svg, svg_text
-from diagrams.gates.pages import (
+from sitebuild.citations import Reference
+from sitebuild.gates.bibliography import project_references, rendered_citations
+from sitebuild.gates.figures import ExpectedDiagrams, SvgText, compare_svg, svg_text
+from sitebuild.gates.pages import (
     READER_ATTRS,
     SHOWN_ATTRS,
     VOID_ELEMENTS,
@@ -42,8 +41,10 @@ from diagrams.gates.pages import (
     html_pages,
     is_listing_code,
 )
-from diagrams.trace import Trace
-from diagrams.trace_values import trace_repr
+from sitebuild.paths import CHAPTER_TRACE
+from tracefile import Trace, TraceSet
+from tracefile.errors import LocatedError, shorten
+from tracefile.values import trace_repr
 
 GATE = "audit"
 HIDDEN_TAGS = frozenset({"script", "style", "template"})  # never displayed
@@ -55,22 +56,29 @@ FOOTNOTE_REF_ID = re.compile(r"fnref[0-9]*:(.+)")
 FOOTNOTE_BACKREF_TITLE = re.compile(r"Jump back to footnote [0-9]+ in the text")
 
 
-def audit_site(site_dir: Path, trace: Trace,
+def audit_site(site_dir: Path, trace: Trace | TraceSet,
                references: Mapping[str, Reference] | None = None) -> list[Finding]:
-    """Audit every HTML page under `site_dir` against `trace` and the bibliography
+    """Audit every HTML page under `site_dir` against the traces and the bibliography
     (`references`; default: the project's `mkdocs.yml` `extra.references`)."""
     refs = project_references() if references is None else references
-    citations, diagrams = rendered_citations(refs), ExpectedDiagrams(trace)
+    citations, diagrams = rendered_citations(refs), ExpectedDiagrams(chapter_of(trace))
     findings: list[Finding] = []
     for page, text in html_pages(site_dir):
         findings.extend(audit_page(page, text, trace, diagrams, citations))
     return findings
 
 
-def audit_page(page: str, html: str, trace: Trace, diagrams: ExpectedDiagrams | None = None,
+def chapter_of(traces: Trace | TraceSet) -> Trace:
+    """The trace the chapter's diagrams are drawn from."""
+    return traces.traces[CHAPTER_TRACE] if isinstance(traces, TraceSet) else traces
+
+
+def audit_page(page: str, html: str, trace: Trace | TraceSet,
+               diagrams: ExpectedDiagrams | None = None,
                citations: frozenset[str] = frozenset()) -> list[Finding]:
     """Audit one page's HTML (`citations`: the exact HTML of every accepted citation)."""
-    parser = _AuditParser(page, html, trace, diagrams or ExpectedDiagrams(trace), citations)
+    parser = _AuditParser(page, html, trace, diagrams or ExpectedDiagrams(chapter_of(trace)),
+                          citations)
     parser.feed(html)
     parser.close()
     return parser.finish(prose=page not in THEME_PAGES)
@@ -115,7 +123,7 @@ class _Citation:
 class _AuditParser(HTMLParser):
     """Walks one page keeping, per open element, whether its text is audited and how."""
 
-    def __init__(self, page: str, html: str, trace: Trace, diagrams: ExpectedDiagrams,
+    def __init__(self, page: str, html: str, trace: Trace | TraceSet, diagrams: ExpectedDiagrams,
                  citations: frozenset[str]) -> None:
         super().__init__(convert_charrefs=True)
         self.page, self.html, self.trace = page, html, trace
@@ -244,12 +252,16 @@ class _AuditParser(HTMLParser):
         try:
             value = self.trace.resolve(span.path)
             expected = format_value(value, span.fmt)
-        except SiteError as err:
+            qualified = self.trace.qualified(span.path)
+        except LocatedError as err:
             self._report(span.line, f"traced value {span.path!r}: {err.message}")
             return
         except (ValueError, TypeError) as err:
             self._report(span.line, f"traced value {span.path!r} format {span.fmt!r}: {err}")
             return
+        if qualified != span.path:
+            self._report(span.line, f"traced value {span.path!r} does not name its trace "
+                         f"(expected data-trace {qualified!r})")
         if shown != expected:
             self._report(span.line, f"traced value {span.path!r} ({span.fmt}) shows "
                          f"{shown!r}, the trace gives {expected!r}")

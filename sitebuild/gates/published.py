@@ -1,7 +1,8 @@
 """Published trace (gate name "trace"): what the site offers as the trace is the trace checked.
 
 Contract:
-- the download `trace/TRACE_NAME` in the site must equal the checked trace's text byte for
+- for every trace, the download `trace/<id>.trace` in the site must equal the checked trace's
+  text byte for
   byte; a missing copy is a finding, a different one is a finding at its first differing line
   whose `detail` is the unified diff (checked trace → published copy);
 - the Trace page (`trace.html`) must show the trace in a code listing whose text equals the
@@ -16,24 +17,27 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from diagrams.errors import shorten
-from diagrams.gates.pages import Finding, code_listings, read_text
-from diagrams.paths import TRACE_NAME
-from diagrams.trace import Trace
+from sitebuild.gates.pages import Finding, code_listings, read_text
+from sitebuild.paths import trace_url
+from tracefile import Trace, TraceSet
+from tracefile.errors import shorten
 
 GATE = "trace"
 TRACE_PAGE = "trace.html"
 DIFF_LINES = 60  # a diff longer than this is cut: the first lines locate the problem
 
 
-def check_published(site_dir: Path, trace: Trace) -> list[Finding]:
-    """The published copy and the Trace page's raw listing, against `trace`."""
-    return published_copy(site_dir, trace) + trace_page(site_dir, trace)
+def check_published(site_dir: Path, traces: Trace | TraceSet) -> list[Finding]:
+    """Every trace's published copy and raw listing on the Trace page, against the trace."""
+    found: list[Finding] = []
+    for trace in traces if isinstance(traces, TraceSet) else (traces,):
+        found += published_copy(site_dir, trace) + trace_page(site_dir, trace)
+    return found
 
 
 def published_copy(site_dir: Path, trace: Trace) -> list[Finding]:
     """The site's downloadable trace must be byte-identical to `trace`."""
-    page = f"trace/{TRACE_NAME}"
+    page = trace_url(trace.trace_id)
     path = site_dir / page
     if not path.is_file():
         return [Finding(page, None, GATE, f"the published trace is missing (the Trace page "

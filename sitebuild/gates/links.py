@@ -12,6 +12,8 @@ Contract, for every built HTML page and every stylesheet:
   request;
 - external navigation links (`<a href="https://...">`) are allowed and never fetched;
 - an `id` defined twice on a page is a finding (its fragment would be ambiguous).
+A broken link's finding also names the line of the Markdown source that holds it
+(`(from docs/index.md:LINE)`), found by the link's text as written there.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
-from diagrams.errors import shorten
-from diagrams.gates.pages import Finding, attr, html_pages, read_text
+from sitebuild.gates.pages import Finding, attr, html_pages, read_text
+from tracefile.errors import shorten
 
 GATE = "links"
 URL_ATTRS = ("href", "src", "srcset", "poster", "data", "xlink:href")
@@ -57,6 +59,17 @@ class Reference:
     resource: bool
 
 
+def source_needles(url: str) -> tuple[str, ...]:
+    """How a built link may read in its Markdown source: as built, with ``.md`` for ``.html``
+    (MkDocs rewrites page links), or its bare ``#fragment``."""
+    path, hashmark, fragment = url.partition("#")
+    as_markdown = (path[: -len(".html")] + ".md" if path.endswith(".html") else path)
+    needles = [url, as_markdown + hashmark + fragment]
+    if fragment:
+        needles.append(f"#{fragment}")
+    return tuple(dict.fromkeys(n for n in needles if n))
+
+
 def check_links(site_dir: Path) -> list[Finding]:
     """Check every reference of every page and stylesheet under `site_dir`."""
     anchors: dict[str, frozenset[str]] = {}
@@ -74,7 +87,8 @@ def check_links(site_dir: Path) -> list[Finding]:
     for ref in references:
         problem = check_reference(site_dir, anchors, ref)
         if problem:
-            findings.append(Finding(ref.page, ref.line, GATE, problem))
+            findings.append(Finding(ref.page, ref.line, GATE, problem,
+                                    needles=source_needles(ref.url)))
     return sorted(findings, key=Finding.sort_key)
 
 

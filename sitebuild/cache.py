@@ -16,7 +16,8 @@ Contract:
   is present; a corrupt entry is deleted and rebuilt, never served.
 - Entries are written into a temporary sibling and renamed into place, so an
   interrupted build never leaves a half-written entry that looks valid.
-- Only the newest ``keep`` entries of each kind are kept.
+- Only the newest ``keep`` entries of each kind are kept (each engine job is a kind of its
+  own, so a slow experiment's entry is never pushed out by another's).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+
+from sitebuild.publish import swap_in
 
 MANIFEST = "MANIFEST.json"
 _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
@@ -76,19 +79,26 @@ class Cache:
         """Where the entry for ``kind``/``key`` lives (whether or not it exists)."""
         return self.root / f"{kind}-{key}"
 
+    def lookup(self, kind: str, key: str) -> tuple[dict[str, bytes] | None, str]:
+        """The cached files for ``key`` and ``"hit"``, or None and why there are none
+        (``"miss"``, or ``"rebuilt (...)"`` when a corrupt entry was found and deleted)."""
+        entry = self.entry_dir(kind, key)
+        if not entry.exists():
+            return None, "miss"
+        files, problem = self.load(entry)
+        if problem is None:
+            os.utime(entry)  # newest-used entries survive pruning
+            return files, "hit"
+        shutil.rmtree(entry, ignore_errors=True)
+        return None, f"rebuilt ({problem})"
+
     def fetch_or_build(
         self, kind: str, key: str, build: Callable[[], Mapping[str, bytes]]
     ) -> tuple[dict[str, bytes], str]:
         """Return the cached files for ``key``, building and storing them on a miss."""
-        entry = self.entry_dir(kind, key)
-        status = "miss"
-        if entry.exists():
-            files, problem = self.load(entry)
-            if problem is None:
-                os.utime(entry)  # newest-used entries survive pruning
-                return files, "hit"
-            status = f"rebuilt ({problem})"
-            shutil.rmtree(entry, ignore_errors=True)
+        cached, status = self.lookup(kind, key)
+        if cached is not None:
+            return cached, status
         files = dict(build())
         self.store(kind, key, files)
         return files, status
@@ -129,8 +139,7 @@ class Cache:
             manifest = {name: sha256_bytes(data) for name, data in sorted(files.items())}
             (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
             entry = self.entry_dir(kind, key)
-            shutil.rmtree(entry, ignore_errors=True)
-            tmp.rename(entry)
+            swap_in(tmp, entry, "cache entry")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         self.prune(kind)
@@ -138,24 +147,9 @@ class Cache:
 
     def prune(self, kind: str) -> None:
         """Drop all but the ``keep`` most recently used entries of ``kind``."""
-        entries = [p for p in self.root.glob(f"{kind}-*") if p.is_dir()]
+        # Exactly this kind: "engine-a" must not prune the entries of "engine-a-b".
+        entries = [p for p in self.root.glob(f"{kind}-*")
+                   if p.is_dir() and "-" not in p.name[len(kind) + 1 :]]
         entries.sort(key=lambda p: p.stat().st_mtime_ns, reverse=True)
         for old in entries[self.keep :]:
             shutil.rmtree(old, ignore_errors=True)
-
-
-def write_files(target: Path, files: Mapping[str, bytes]) -> None:
-    """Replace folder ``target`` by exactly ``files`` (written beside it, then renamed)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    old = target.with_name(f".{target.name}-old-{os.getpid()}")
-    try:
-        for name, data in files.items():
-            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-            (tmp / name).write_bytes(data)
-        if target.exists():
-            target.rename(old)
-        tmp.rename(target)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(old, ignore_errors=True)

@@ -1,6 +1,6 @@
 """The site gates: checks that make a wrong page impossible to publish.
 
-Contract: `run_gates(site_dir, trace, references=None)` runs every static gate over a built
+Contract: `run_gates(site_dir, traces, references=None)` runs every static gate over a built
 site and returns the findings, sorted by page and line; an empty list means the site may be
 published. `references` is the bibliography the audit accepts citations from (default: the
 project's `mkdocs.yml` `extra.references`). Findings name pages relative to the site; the
@@ -9,11 +9,11 @@ for the "(from docs/PAGE.md)" hint (`docs_dir`, default the project's `docs/`).
 `build_site.py build` runs it on the temporary site before moving it into place, and
 `build_site.py check` on an existing site. The gates never raise on a broken page and never
 touch the network (a site that cannot be read at all raises `GateError`):
-- "audit" (`diagrams.gates.audit`): every number in the article comes from the trace, and
+- "audit" (`sitebuild.gates.audit`): every number in the article comes from the trace, and
   every inline diagram reads exactly like its diagram re-rendered from the trace;
-- "links" (`diagrams.gates.links`): internal links, images and anchors resolve, and no
+- "links" (`sitebuild.gates.links`): internal links, images and anchors resolve, and no
   resource is fetched from another host;
-- "trace" (`diagrams.gates.published`): the published trace and the Trace page's raw
+- "trace" (`sitebuild.gates.published`): the published trace and the Trace page's raw
   listing are the checked trace, byte for byte.
 The browser, reproducibility and bad-input gates need a browser or whole builds; they live
 in the test suite (`tests/test_browser.py`, `tests/test_reproducible.py`,
@@ -25,16 +25,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from diagrams.citations import Reference
-from diagrams.gates import audit, links, published
-from diagrams.gates.bibliography import ROOT
-from diagrams.gates.pages import Finding, html_pages
-from diagrams.trace import Trace
+from sitebuild.citations import Reference
+from sitebuild.gates import audit, links, published
+from sitebuild.gates.bibliography import ROOT
+from sitebuild.gates.pages import Finding, html_pages
+from tracefile import Trace, TraceSet
 
 __all__ = ["Finding", "run_gates"]
 
 
-def run_gates(site_dir: Path, trace: Trace, references: Mapping[str, Reference] | None = None,
+def run_gates(site_dir: Path, traces: Trace | TraceSet,
+              references: Mapping[str, Reference] | None = None,
               *, shown_as: str = "site", docs_dir: Path | None = ROOT / "docs") -> list[Finding]:
     """Run the audit, link and published-trace gates over the site under `site_dir`."""
     site_dir = Path(site_dir)
@@ -42,6 +43,6 @@ def run_gates(site_dir: Path, trace: Trace, references: Mapping[str, Reference] 
         findings = [Finding(".", None, "site", f"no HTML page under {site_dir}")]
     else:
         # Called through the modules so a test can replace one gate to prove the build obeys it.
-        findings = (audit.audit_site(site_dir, trace, references) + links.check_links(site_dir)
-                    + published.check_published(site_dir, trace))
+        findings = (audit.audit_site(site_dir, traces, references) + links.check_links(site_dir)
+                    + published.check_published(site_dir, traces))
     return sorted((f.shown_as(shown_as, docs_dir) for f in findings), key=Finding.sort_key)

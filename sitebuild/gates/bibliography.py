@@ -2,8 +2,8 @@
 
 Contract: `project_references(root)` reads `extra.references` from `root/mkdocs.yml` (YAML
 tags such as MkDocs' `!ENV` or `!!python/name:` load as None and are never executed) and
-validates it with `diagrams.citations.load_references`; an unreadable or invalid file raises
-`GateError`/`SiteError` naming it. `rendered_citations(references)` is the set of
+validates it with `sitebuild.citations.load_references`; an unreadable or invalid file raises
+`GateError`/`LocatedError` naming it. `rendered_citations(references)` is the set of
 `<cite class="citation">…</cite>` elements `render_citation` makes, one per entry: the audit
 exempts a citation from the number check only when its HTML is one of them, character for
 character.
@@ -17,8 +17,8 @@ from typing import Any
 
 import yaml
 
-from diagrams.citations import Reference, load_references, render_citation
-from diagrams.errors import GateError
+from sitebuild.citations import Reference, load_references, render_citation
+from sitebuild.errors import GateError
 
 ROOT = Path(__file__).resolve().parents[2]
 

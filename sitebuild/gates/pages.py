@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from diagrams.errors import GateError
+from sitebuild.errors import GateError
 
 # Elements that never have an end tag: the gates' tag stacks must not push them.
 VOID_ELEMENTS = frozenset({
@@ -46,6 +46,7 @@ class Finding:
     site: str = "site"  # how messages name the site folder
     source: str | None = None  # the Markdown page `page` was built from, when known
     detail: str = ""  # several lines (a diff) shown under the finding by `check`
+    needles: tuple[str, ...] = ()  # text that locates the finding's line in `source`
 
     def __str__(self) -> str:
         page = f"{self.site.rstrip('/')}/{self.page}" if self.site else self.page
@@ -61,8 +62,27 @@ class Finding:
     def shown_as(self, site: str, docs_dir: Path | None = None) -> Finding:
         """This finding with the site folder named `site` and, given the Markdown folder
         `docs_dir`, the source page hint (`docs/index.md` for `index.html`)."""
-        source = source_page(self.page, docs_dir) if docs_dir is not None else self.source
+        source = self.source
+        if docs_dir is not None:
+            source = source_page(self.page, docs_dir)
+            line = _source_line(docs_dir.parent / source, self.needles) if source else None
+            source = f"{source}:{line}" if line else source
         return dataclasses.replace(self, site=site, source=source)
+
+
+def _source_line(path: Path, needles: tuple[str, ...]) -> int | None:
+    """The first line of ``path`` holding the first of ``needles`` found there."""
+    if not needles:
+        return None
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    for needle in needles:
+        for number, line in enumerate(lines, 1):
+            if needle in line:
+                return number
+    return None
 
 
 def source_page(page: str, docs_dir: Path) -> str | None:

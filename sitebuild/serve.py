@@ -29,9 +29,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from diagrams.errors import BuildError
+from sitebuild.errors import BuildError
 
-WATCHED = ("docs", "engine", "diagrams", "mkdocs.yml", "build_site.py")
+WATCHED = ("docs", "engine", "tracefile", "diagrams", "sitebuild", "mkdocs.yml", "build_site.py")
 
 
 def _build(root: Path, build_args: list[str]) -> bool:

@@ -1,0 +1,46 @@
+"""File names and default locations shared by the build command and the MkDocs hook.
+
+Contract: the one definition of where traces and the learner report live (as the engine writes
+them into ``build/trace/`` and as the site publishes them under ``trace/``), of the default
+``build/`` layout (relative to the project root) and of ``BuildSettings``, what the build hands
+the MkDocs hook on the loaded config (``config.extra[SETTINGS_KEY]``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tracefile import SCHEMAS
+
+#: The chapter's trace: what unqualified value paths on a page refer to, unless the page's
+#: front matter names another (``trace: gradient-flow-v1``).
+CHAPTER_TRACE = "residual-connections-v1"
+REPORT_NAME = "learner-report.txt"
+TRACE_DIR = "build/trace"
+DEFAULT_GENERATED = "build/generated"
+DEFAULT_REPORT = f"{TRACE_DIR}/{REPORT_NAME}"
+
+
+def trace_file(trace_id: str) -> str:
+    """The file name of a trace (``residual-connections-v1.trace``)."""
+    return SCHEMAS[trace_id].file_name
+
+
+def trace_url(trace_id: str) -> str:
+    """Where the site publishes a trace (the Trace page links to it)."""
+    return f"trace/{trace_file(trace_id)}"
+
+
+@dataclass(frozen=True)
+class BuildSettings:
+    """What ``build_site.py`` tells the hook: where the traces, report and figures are."""
+
+    traces: dict[str, Path]
+    report: Path | None
+    generated: Path
+    #: True when the caller has already brought ``generated`` up to date.
+    generated_ready: bool = True
+
+
+SETTINGS_KEY = "build"

@@ -1,0 +1,257 @@
+"""Build phases before MkDocs: engine → traces, traces → diagrams and tables, and gates.
+
+Role: the logic behind ``build_site.py`` (which only orchestrates and reports).
+
+Contract:
+- ``engine_jobs(root)`` lists what the engine is run for: one job per declared trace
+  (``python -m engine trace ID``) and the learner report. Each job is cached under its own key:
+  the source closure of the modules it runs (read from their imports, so editing one experiment
+  re-runs only that experiment), the Python and the numpy version.
+- ``run_engine(root, cache, jobs)`` runs the jobs that miss the cache as parallel subprocesses
+  (the site never imports ``engine``) and returns one ``JobResult`` per job: its file, bytes,
+  cache status and time.
+- ``generate(root, traces, target, cache)`` makes ``target`` hold exactly one ``<name>.svg``
+  per diagram, one ``<name>.html`` per table and a ``KEY`` stamp; the set is cached under a
+  key of the traces they draw, the drawing code (``tracefile/`` and ``diagrams/``), ``dot -V``
+  and the numpy, jinja2 and markupsafe versions.
+- ``run_gates(site_dir, traces)`` returns the gates' findings (empty = pass).
+- ``source_date_epoch(root)`` is the last commit's time (or a fixed date).
+- ``exclusive(build_dir)`` serialises processes that share one ``build/`` folder.
+Failures raise ``BuildError`` (a ``LocatedError``) whose ``str`` is one line.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from sitebuild.cache import Cache, input_key, tree_parts
+from sitebuild.closure import source_closure
+from sitebuild.errors import BuildError
+from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME
+from sitebuild.publish import write_folder
+from tracefile import SCHEMAS, TraceSet
+
+KEY_STAMP = "KEY"
+# The drawing code and the trace contract it reads. The trace text stands for the engine (so
+# engine sources are not hashed again); the build package (gates, hook, server) is left out so
+# that editing it re-runs nothing here.
+RENDER_PACKAGES = ("tracefile", "diagrams")
+RENDER_DISTRIBUTIONS = ("numpy", "jinja2", "markupsafe")
+# The modules every engine run goes through, besides the experiment's own.
+ENGINE_ENTRY = ("engine.__main__", "engine.trace")
+# The zip epoch (1980-01-01): a fixed build date when there is no commit to take one from.
+FALLBACK_EPOCH = 315532800
+
+
+@dataclass(frozen=True)
+class EngineJob:
+    """One engine run: its name, its output file and the command-line arguments."""
+
+    name: str
+    file: str
+    args: tuple[str, ...]
+    modules: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class JobResult:
+    job: EngineJob
+    data: bytes
+    status: str
+    seconds: float
+
+
+def engine_jobs() -> list[EngineJob]:
+    """One job per declared trace, then the learner report."""
+    jobs = [EngineJob(trace_id, schema.file_name, ("trace", trace_id, "-o", schema.file_name),
+                      (schema.producer_module, *ENGINE_ENTRY))
+            for trace_id, schema in SCHEMAS.items()]
+    jobs.append(EngineJob("learner-report", REPORT_NAME, ("report", "-o", REPORT_NAME),
+                          ("engine.report", "engine.__main__")))
+    return jobs
+
+
+@contextmanager
+def exclusive(build_dir: Path) -> Iterator[None]:
+    """Hold ``build_dir``'s lock: builds sharing one ``build/`` take turns, never interleave."""
+    build_dir.mkdir(parents=True, exist_ok=True)
+    with (build_dir / ".lock").open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+def source_date_epoch(root: Path) -> str:
+    """SOURCE_DATE_EPOCH as set, else the last commit's time, else a fixed date."""
+    if os.environ.get("SOURCE_DATE_EPOCH", "").isdigit():
+        return os.environ["SOURCE_DATE_EPOCH"]
+    try:
+        out = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=root,
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return str(FALLBACK_EPOCH)
+    stamp = out.stdout.strip()
+    return stamp if out.returncode == 0 and stamp.isdigit() else str(FALLBACK_EPOCH)
+
+
+def dist_version(name: str) -> str:
+    """Installed version of a distribution, without importing it."""
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def dot_version() -> str:
+    """``dot -V`` output; a clear one-line error when Graphviz is missing."""
+    try:
+        out = subprocess.run(["dot", "-V"], capture_output=True, text=True, timeout=30)
+    except FileNotFoundError:
+        raise BuildError("dot", "Graphviz `dot` is not on PATH; install Graphviz "
+                         "(Debian: apt-get install graphviz)") from None
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise BuildError("dot", f"`dot -V` failed: {err}") from None
+    if out.returncode != 0:
+        raise BuildError("dot", f"`dot -V` exited with {out.returncode}: {_last_line(out.stderr)}")
+    return (out.stderr + out.stdout).strip()
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else "(no output)"
+
+
+def job_key(root: Path, job: EngineJob) -> str:
+    """Everything one engine job's output depends on."""
+    files = source_closure(root, job.modules)
+    return input_key([("python", sys.version), ("numpy", dist_version("numpy")),
+                      ("args", " ".join(job.args)),
+                      *((p.relative_to(root).as_posix(), p.read_bytes()) for p in files)])
+
+
+def engine_key(root: Path) -> str:
+    """One key over every engine job (what `build` compares to decide "up to date")."""
+    return input_key([(job.name, job_key(root, job)) for job in engine_jobs()])
+
+
+def run_engine(root: Path, cache: Cache, jobs: list[EngineJob] | None = None,
+               workdir: Path | None = None) -> list[JobResult]:
+    """Every job's output, from the cache or from fresh engine processes run in parallel."""
+    jobs = engine_jobs() if jobs is None else jobs
+    keys = {job.name: job_key(root, job) for job in jobs}
+    results: dict[str, JobResult] = {}
+    for job in jobs:
+        files, _ = cache.lookup(f"engine-{job.name}", keys[job.name])
+        if files is not None:
+            results[job.name] = JobResult(job, files[job.file], "cached", 0.0)
+    todo = [job for job in jobs if job.name not in results]
+    if todo:
+        workdir = workdir or cache.root.parent
+        for result in _run_jobs(root, todo, workdir):
+            cache.store(f"engine-{result.job.name}", keys[result.job.name],
+                        {result.job.file: result.data})
+            results[result.job.name] = result
+    return [results[job.name] for job in jobs]
+
+
+def _run_jobs(root: Path, jobs: list[EngineJob], workdir: Path) -> list[JobResult]:
+    import tempfile
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f"engine-{os.getpid()}-", dir=workdir) as tmp:
+        started = {job.name: time.perf_counter() for job in jobs}
+        procs = {job.name: subprocess.Popen(
+            [sys.executable, "-m", "engine", *job.args], cwd=tmp, env=_engine_env(root),
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for job in jobs}
+        done: list[JobResult] = []
+        for job in jobs:
+            _, err = procs[job.name].communicate()
+            took = time.perf_counter() - started[job.name]
+            code = procs[job.name].returncode
+            if code != 0:
+                raise BuildError("engine", f"`python -m engine {' '.join(job.args)}` exited "
+                                 f"with {code}: {_last_line(err.decode('utf-8', 'replace'))}")
+            out = Path(tmp) / job.file
+            if not out.is_file():
+                raise BuildError("engine", f"`python -m engine {' '.join(job.args)}` wrote "
+                                 f"no {job.file}")
+            done.append(JobResult(job, out.read_bytes(), "ran", took))
+        return done
+
+
+def _engine_env(root: Path) -> dict[str, str]:
+    """The engine runs from a scratch folder; the project root goes on its import path."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    return env
+
+
+def render_sources(root: Path) -> list[Path]:
+    """The modules that turn a trace into diagrams and tables, sorted."""
+    return sorted(p for package in RENDER_PACKAGES for p in (root / package).rglob("*.py"))
+
+
+def generated_key(root: Path, traces: TraceSet) -> str:
+    """Exactly what the diagrams and tables depend on (see ``RENDER_PACKAGES``)."""
+    return input_key([
+        ("trace", traces.traces[CHAPTER_TRACE].text), ("dot", dot_version()),
+        *((f"version:{name}", dist_version(name)) for name in RENDER_DISTRIBUTIONS),
+        *((p.relative_to(root).as_posix(), p.read_bytes()) for p in render_sources(root)),
+        *tree_parts(root / "diagrams" / "templates", root),
+    ])
+
+
+def render_generated(traces: TraceSet) -> dict[str, bytes]:
+    """Every diagram (SVG, via dot) and table (HTML) the pages show."""
+    from diagrams.svg import DIAGRAMS, render_svg
+    from diagrams.tables import TABLES, render_table
+
+    trace = traces.traces[CHAPTER_TRACE]
+
+    def one_diagram(name: str) -> tuple[str, bytes]:
+        dot_fn, title, desc = DIAGRAMS[name]
+        return f"{name}.svg", render_svg(dot_fn(trace), name, title, desc).encode("utf-8")
+
+    # dot runs as a subprocess per diagram, so threads overlap the waiting.
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        files = dict(pool.map(one_diagram, sorted(DIAGRAMS)))
+    for name in sorted(TABLES):
+        files[f"{name}.html"] = str(render_table(name, trace)).encode("utf-8")
+    return files
+
+
+def generate(root: Path, traces: TraceSet, target: Path, cache: Cache) -> str:
+    """Make ``target`` hold the generated files for ``traces``; return the cache status."""
+    key = generated_key(root, traces)
+    files, status = cache.fetch_or_build("generated", key, lambda: render_generated(traces))
+    write_folder(target, {**files, KEY_STAMP: key.encode("ascii")})
+    return status
+
+
+class GatesFailed(BuildError):
+    """The gates found defects; ``str`` is the first finding's own line plus a count."""
+
+    def __init__(self, findings: list[object]) -> None:
+        more = len(findings) - 1
+        suffix = f" (and {more} more finding{'s' if more > 1 else ''})" if more else ""
+        super().__init__("gates", f"{findings[0]}{suffix}")
+        self.findings = findings
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def run_gates(site_dir: Path, traces: TraceSet) -> list[object]:
+    """The gates' findings on a built site (imported late: they load a lot)."""
+    from sitebuild.gates import run_gates as gates
+
+    return list(gates(site_dir, traces))

@@ -1,0 +1,120 @@
+"""Publishing: the one atomic folder swap, used for the site, generated files and the cache.
+
+Contract:
+- ``swap_in(new, target)`` makes folder ``new`` appear at ``target`` in one step: on Linux one
+  atomic exchange (``renameat2(RENAME_EXCHANGE)``) so ``target`` never stops existing, elsewhere
+  two renames; the old contents are removed afterwards; on failure ``target`` is left as it was.
+- ``write_folder(target, files)`` replaces folder ``target`` by exactly ``files`` (written
+  beside it, then swapped in).
+- ``temp_site_dir(out, build_dir)`` makes an empty folder on the same filesystem as ``out``
+  (in ``build_dir`` when possible) so that publishing is a rename; ``publish(tmp, out)`` swaps
+  it in after checking that ``out`` is a previous site (``check_replaceable``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from sitebuild.errors import BuildError
+
+_SITE_MARKERS = ("index.html", "404.html", "sitemap.xml")
+_AT_FDCWD = -100  # "relative to the working folder", for the *at() calls
+_RENAME_EXCHANGE = 2  # renameat2 flag: swap two existing paths atomically
+
+
+def write_folder(target: Path, files: Mapping[str, bytes]) -> None:
+    """Replace folder ``target`` by exactly ``files`` (written beside it, then swapped in)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    try:
+        for name, data in files.items():
+            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp / name).write_bytes(data)
+        swap_in(tmp, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def temp_site_dir(out: Path, build_dir: Path) -> Path:
+    """An empty folder that can be renamed onto ``out`` (same filesystem)."""
+    build_dir.mkdir(parents=True, exist_ok=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    same = build_dir.stat().st_dev == out.parent.stat().st_dev
+    parent = build_dir if same else out.parent
+    return Path(tempfile.mkdtemp(prefix=f".{out.name}-tmp-", dir=parent))
+
+
+def check_replaceable(out: Path) -> None:
+    """Refuse to replace anything but a previous site (or nothing)."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise BuildError(str(out), "exists and is not a folder; refusing to replace it")
+    if any(out.iterdir()) and not any((out / m).is_file() for m in _SITE_MARKERS):
+        raise BuildError(str(out), "exists and does not look like a built site "
+                         "(no index.html); refusing to replace it")
+
+
+def publish(tmp: Path, out: Path) -> None:
+    """Replace the site ``out`` by ``tmp`` (see ``swap_in``), after ``check_replaceable``."""
+    check_replaceable(out)
+    swap_in(tmp, out, "site")
+
+
+def swap_in(new: Path, target: Path, what: str = "folder") -> None:
+    """Replace ``target`` by ``new``: one atomic exchange where possible, else two renames."""
+    if target.exists() and _exchange(new, target, what):
+        shutil.rmtree(new, ignore_errors=True)  # ``new`` now holds the previous contents
+        return
+    old = target.with_name(f".{target.name}-old-{os.getpid()}")
+    shutil.rmtree(old, ignore_errors=True)
+    moved = False
+    if target.exists():
+        target.rename(old)
+        moved = True
+    try:
+        new.rename(target)
+    except OSError as err:
+        if moved:
+            old.rename(target)
+        raise BuildError(str(target), f"cannot move the new {what} into place: {err}") from None
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _exchange(a: Path, b: Path, what: str = "folder") -> bool:
+    """Swap ``a`` and ``b`` in one step (Linux ``renameat2(RENAME_EXCHANGE)``).
+
+    With two renames there is a moment when ``out`` does not exist; an exchange has
+    none. False when the system cannot do it (not Linux, old kernel or libc, a
+    filesystem without support): the caller then falls back to two renames.
+    """
+    renameat2 = _renameat2()
+    if renameat2 is None:
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise BuildError(str(b), f"cannot move the new {what} into place: {os.strerror(code)}")
+
+
+def _renameat2() -> Callable[..., int] | None:
+    """libc's ``renameat2``, or None where there is none."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                         ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function

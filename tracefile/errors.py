@@ -1,0 +1,78 @@
+"""Errors of the trace contract: a located one-line error, bad traces and bad value paths.
+
+Contract: every user-facing failure is a ``LocatedError`` whose ``str()`` is one line,
+``"PATH:LINE: MESSAGE"`` (or ``"PATH: MESSAGE"`` when no line applies), so a command can print
+it without a traceback. ``path`` names the file (or a pseudo-file such as ``<trace>``), ``line``
+is 1-based. The drawing and build packages derive their own errors from ``LocatedError``.
+"""
+
+from __future__ import annotations
+
+#: Offending text longer than this is cut, so a 10 MB line never floods a message.
+MAX_SHOWN = 80
+
+
+def shorten(text: str, limit: int = MAX_SHOWN) -> str:
+    """Return ``text`` cut to ``limit`` characters with an ellipsis and the full length."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text)} characters)"
+
+
+class LocatedError(Exception):
+    """A located, one-line user error."""
+
+    def __init__(self, path: str, line: int | None, message: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.message = message
+        super().__init__(str(self))
+        # A cooperative base after this one (click's ClickException, under MkDocs'
+        # PluginError) stores its argument as ``message``; keep ours without the location.
+        self.message = message
+
+    def __str__(self) -> str:
+        if self.line is None:
+            return f"{self.path}: {self.message}"
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+class TraceError(LocatedError):
+    """A trace that does not follow the grammar in docs/trace.md.
+
+    ``text`` is the offending text (already shortened) and ``expected`` says what the grammar
+    wants there; both are folded into ``message`` so ``str()`` alone is a complete report.
+    """
+
+    def __init__(
+        self,
+        path: str,
+        line: int | None,
+        message: str,
+        *,
+        text: str = "",
+        expected: str = "",
+    ) -> None:
+        self.text = shorten(text)
+        self.expected = expected
+        full = message
+        if expected:
+            full += f"; expected {expected}"
+        if text:
+            # repr() keeps control characters and CR visible and the message on one line.
+            full += f"; got {self.text!r}"
+        super().__init__(path, line, full)
+
+
+class TracePathError(LocatedError):
+    """A value path (``FORWARD.output``, ``STACK[4].residual``) that names nothing in the trace."""
+
+
+
+
+class TraceWriteError(ValueError):
+    """A result the trace cannot hold (NaN, an empty vector, a bad name, keys out of order).
+
+    Raised by ``tracefile.writer``; the message names the record and key, so the engine can
+    report it as its own error without a traceback.
+    """

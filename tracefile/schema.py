@@ -1,0 +1,181 @@
+"""Record declarations: what a trace holds, declared once for its writer and its reader.
+
+Contract:
+- A ``TraceSchema`` names one versioned trace (``residual-connections-v1``) and lists its
+  ``RecordSpec``s in file order. Each spec lists its ``Key``s in the order the line writes them,
+  with the value kind of each (docs/trace.md, "Values"), its vector-length rule and where the
+  engine finds the value (``source``: a dotted attribute path into the experiment's frozen
+  results; the site never reads it). The engine's writer (``tracefile.writer``) and the site's
+  parser (``tracefile.parser``) both walk these declarations, so a new value is one new ``Key``.
+- A keyed record (``keyed_by``) appears once per key value, keys strictly increasing; with
+  ``runs_to`` (``"RECORD.key"`` of an earlier once-record) its keys are exactly ``0..that``.
+- ``Record``s are the parsed values of one line: immutable, compared by kind and values, with
+  the grammar's keys as attributes (``-`` becomes ``_``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+#: The value kinds of docs/trace.md ("Values").
+KINDS = ("int", "float", "vector", "shape", "bool", "name", "names", "word")
+TRACE_ID_RE = re.compile(r"(?P<name>[a-z][a-z0-9]*(?:-[a-z0-9]+)*)-v(?P<version>[1-9][0-9]{0,3})")
+
+
+def field_name(key: str) -> str:
+    """The attribute for a grammar key (``next-chapter`` → ``next_chapter``)."""
+    return key.replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Key:
+    """One ``key=value`` field: its name, value kind, length rule and engine source.
+
+    ``length`` (vectors only) names the shape the element count must equal: a key of the same
+    record (``"shape"``) or ``"RECORD.key"`` of an earlier once-record. ``source`` defaults to
+    the key's attribute name on the record's source object.
+    """
+
+    name: str
+    kind: str
+    length: str | None = None
+    source: str | None = None
+    doc: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"key {self.name}: unknown value kind {self.kind!r}")
+
+    @property
+    def attr(self) -> str:
+        return field_name(self.name)
+
+    @property
+    def source_path(self) -> str:
+        return self.source or self.attr
+
+
+@dataclass(frozen=True)
+class RecordSpec:
+    """One record kind: its keys in line order, and how often and where it appears.
+
+    ``source`` is the dotted path, in the experiment's results, of the object holding the keys
+    (for a keyed record: of the sequence of such objects, one line each).
+    """
+
+    kind: str
+    keys: tuple[Key, ...]
+    source: str
+    keyed_by: str | None = None
+    runs_to: str | None = None
+    doc: str = ""
+
+    def __post_init__(self) -> None:
+        names = self.key_names()
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.kind}: duplicate key")
+        if self.keyed_by is not None and self.keyed_by not in names:
+            raise ValueError(f"{self.kind}: keyed by {self.keyed_by}, which is not one of its keys")
+
+    @property
+    def attr(self) -> str:
+        return field_name(self.kind.lower())
+
+    def key_names(self) -> tuple[str, ...]:
+        return tuple(key.name for key in self.keys)
+
+    @cached_property
+    def by_name(self) -> dict[str, Key]:
+        return {key.name: key for key in self.keys}
+
+
+class Record:
+    """The parsed values of one record line (immutable; equal when kind and values are)."""
+
+    __slots__ = ("_kind", "_values")
+
+    def __init__(self, kind: str, values: dict[str, Any]) -> None:
+        object.__setattr__(self, "_kind", kind)
+        object.__setattr__(self, "_values", dict(values))
+
+    @property
+    def kind(self) -> str:
+        return self._kind
+
+    def __getattr__(self, attr: str) -> Any:
+        try:
+            return self._values[attr]
+        except KeyError:
+            raise AttributeError(f"{self._kind} has no key {attr}") from None
+
+    def __setattr__(self, attr: str, value: Any) -> None:
+        raise AttributeError(f"{self._kind} records are immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Record):
+            return NotImplemented
+        return (self._kind, self._values) == (other._kind, other._values)
+
+    def __hash__(self) -> int:
+        return hash((self._kind, tuple(self._values.items())))
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in self._values.items())
+        return f"{self._kind}({fields})"
+
+    def values(self) -> dict[str, Any]:
+        """The values by attribute name, in line order."""
+        return dict(self._values)
+
+
+@dataclass(frozen=True)
+class TraceSchema:
+    """A versioned trace: its name, version, records in file order and what it is for.
+
+    ``producer`` names the engine function whose results the trace holds, as
+    ``"module:function"`` (a string: this package never imports the engine).
+    """
+
+    name: str
+    version: int
+    records: tuple[RecordSpec, ...]
+    producer: str
+    title: str = ""
+    doc: str = ""
+    specs: dict[str, RecordSpec] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not TRACE_ID_RE.fullmatch(self.trace_id):
+            raise ValueError(f"{self.trace_id!r} is not a trace id (<name>-v<N>)")
+        specs = {spec.kind: spec for spec in self.records}
+        if len(specs) != len(self.records):
+            raise ValueError(f"{self.trace_id}: a record kind is declared twice")
+        object.__setattr__(self, "specs", specs)
+        if ":" not in self.producer:
+            raise ValueError(f"{self.trace_id}: producer must be 'module:function'")
+
+    @property
+    def producer_module(self) -> str:
+        return self.producer.partition(":")[0]
+
+    @property
+    def trace_id(self) -> str:
+        return f"{self.name}-v{self.version}"
+
+    @property
+    def header(self) -> str:
+        return f"TRACE {self.trace_id} BEGIN"
+
+    @property
+    def footer(self) -> str:
+        return f"TRACE {self.trace_id} END"
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.trace_id}.trace"
+
+    def kind_list(self) -> str:
+        return ", ".join(spec.kind for spec in self.records)

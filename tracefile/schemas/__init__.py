@@ -1,0 +1,14 @@
+"""Every trace the project publishes, declared once: ``SCHEMAS`` maps a trace id to its schema.
+
+A new trace is one new module here and one line below; the engine's writer, the parser, the
+build and the Trace page all take the list from ``SCHEMAS``.
+"""
+
+from __future__ import annotations
+
+from tracefile.schema import TraceSchema
+from tracefile.schemas import residual_connections
+
+SCHEMAS: dict[str, TraceSchema] = {
+    schema.trace_id: schema for schema in (residual_connections.SCHEMA,)
+}

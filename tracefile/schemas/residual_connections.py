@@ -1,0 +1,86 @@
+"""``residual-connections-v1``: the chapter's merge, its edge cases, the stack and the checks.
+
+One ``Key`` per traced value. ``source`` paths point into the engine's ``ChapterResults``
+(engine/fixtures/chapter.py); the parser ignores them.
+"""
+
+from __future__ import annotations
+
+from tracefile.schema import Key, RecordSpec, TraceSchema
+
+X = "CONFIG.shape"  # every vector of the merge has the input's shape
+W = "CONFIG.weight-shape"
+
+RECORDS = (
+    RecordSpec("CONFIG", (
+        Key("name", "word"), Key("chapter", "int"), Key("next-chapter", "int"),
+        Key("shape", "shape", source="primary.input_shape"),
+        Key("branch-parameter", "name", source="primary.branch_parameter"),
+        Key("weight-shape", "shape", source="primary.weight_shape"),
+        Key("weight", "vector", length="weight-shape", source="primary.weight"),
+    ), source="", doc="the fixture: input shape and the branch weight"),
+    RecordSpec("FORWARD", (
+        Key("input", "vector", X), Key("branch", "vector", X, source="branch_output"),
+        Key("output", "vector", X),
+    ), source="primary", doc="y = x + F(x) for the fixture"),
+    RecordSpec("BACKWARD", (
+        Key("upstream", "vector", X), Key("identity", "vector", X, source="identity_gradient"),
+        Key("branch", "vector", X, source="branch_gradient"),
+        Key("input", "vector", X, source="input_gradient"),
+    ), source="primary", doc="the input gradient and its two contributions"),
+    RecordSpec("PARAMETER", (
+        Key("name", "name", source="branch_parameter"),
+        Key("shape", "shape", source="weight_gradient_shape"),
+        Key("gradient", "vector", "shape", source="weight_gradient"),
+    ), source="primary", doc="the branch weight's gradient"),
+    RecordSpec("ZERO-BRANCH", (
+        Key("name", "name", source="parameter"), Key("output", "vector", X),
+        Key("input-gradient", "vector", X), Key("weight-gradient", "vector", W),
+        Key("weight-gradient-nonzero", "bool"),
+    ), source="zero_branch", doc="an all-zero branch weight"),
+    RecordSpec("SHAPE-ERROR", (
+        Key("identity", "shape", source="identity_shape"),
+        Key("branch", "shape", source="branch_shape"),
+        Key("broadcastable", "bool"), Key("rejected", "bool"),
+    ), source="shape_check", doc="mismatched shapes: numpy broadcasts, residual_add refuses"),
+    RecordSpec("SHARED-OPERAND", (
+        Key("upstream", "vector", X), Key("gradient", "vector", X),
+    ), source="shared_operand", doc="x + x: one operand reached along two edges"),
+    RecordSpec("SCALED", (
+        Key("alpha", "float"), Key("output", "vector", X),
+    ), source="scaled", keyed_by="alpha", doc="y = x + alpha F(x) for several alpha"),
+    RecordSpec("STACK-CONFIG", (
+        Key("layers", "int"), Key("branch-factor", "float"), Key("residual-factor", "float"),
+    ), source="stack_config", doc="the stack of scalar-factor layers"),
+    RecordSpec("STACK", (
+        Key("depth", "int"), Key("plain", "vector", X), Key("residual", "vector", X),
+    ), source="stack_rows", keyed_by="depth", runs_to="STACK-CONFIG.layers",
+        doc="the activations after each layer, plain and residual"),
+    RecordSpec("STACK-GRADIENT", (
+        Key("plain", "vector", X, source="plain_stack.input_gradient"),
+        Key("residual", "vector", X, source="residual_stack.input_gradient"),
+        Key("plain-parameters", "names", source="plain_stack.parameter_names"),
+        Key("residual-parameters", "names", source="residual_stack.parameter_names"),
+        Key("parameters-finite-nonzero", "bool", source="stack_parameters_finite_nonzero"),
+    ), source="", doc="the input gradient through both stacks"),
+    RecordSpec("RETENTION", (
+        Key("depth", "int"), Key("plain", "float"), Key("residual", "float"),
+    ), source="retention", doc="the gradient kept after the deepest layer"),
+    RecordSpec("GRADCHECK", (
+        Key("input-checks", "int"), Key("weight-checks", "int"), Key("step", "float"),
+        Key("tolerance", "float"), Key("max-error", "float"), Key("passed", "bool"),
+    ), source="gradcheck", doc="central differences against the tape"),
+    RecordSpec("PROOF", (
+        Key("identity", "word"), Key("gradient", "word"), Key("parameters", "word"),
+        Key("broadcast", "word"),
+    ), source="proof", doc="the four properties, verified"),
+    RecordSpec("REPLAY", (
+        Key("bitwise", "bool", source="replay_bitwise"),
+    ), source="", doc="a second run gave the same bits"),
+)
+
+SCHEMA = TraceSchema(
+    "residual-connections", 1, RECORDS, "engine.fixtures.chapter:chapter_results",
+    title="The chapter",
+    doc="the fixtures of the chapter page: the merge, its gradient, edge cases, the stack",
+)
