@@ -107,12 +107,7 @@ def engine_phase(args: argparse.Namespace, cache: Cache, progress: Progress) -> 
     for result in results:
         took = f"{result.seconds:.2f}s" if result.status == "ran" else "cached"
         progress.detail(f"{result.job.name:<28} {took}")
-    paths = {trace_id: trace_dir / SCHEMAS[trace_id].file_name
-             for trace_id in SCHEMAS if trace_id not in given}
-    paths.update(given)
-    # With --trace the report is the one given (or none): the engine's would describe
-    # another run.
-    return BuildInputs(paths, args.report if given else trace_dir / REPORT_NAME)
+    return inputs_on_disk(args, given)
 
 
 def given_traces(files: list[Path] | None) -> dict[str, Path]:
@@ -206,7 +201,46 @@ def cmd_serve(args: argparse.Namespace, progress: Progress) -> int:
     if args.report is not None:
         build_args += ["--report", str(args.report)]
     watch = tuple(p for p in (*(args.trace or ()), args.report) if p is not None)
-    return serve(ROOT, args.out, build_args, SERVE_HOST, args.port, watch)
+    args.site_url = f"http://{SERVE_HOST}:{args.port}/"
+    return serve(ROOT, args.out, build_args, SERVE_HOST, args.port, watch,
+                 lambda: docs_rebuild(args))
+
+
+def docs_rebuild(args: argparse.Namespace) -> bool:
+    """Rebuild after an edit under ``docs/`` only, in this process: the traces, report and
+    generated figures of the last build are reused, so only MkDocs, the gates and the publish
+    run. False (after printing the one-line error) when it failed."""
+    progress = Progress("rebuild")
+    try:
+        with pipeline.exclusive(args.build_dir):
+            inputs = inputs_on_disk(args)
+            traces = TraceSet({trace_id: load_trace(path, SCHEMAS[trace_id])
+                               for trace_id, path in inputs.traces.items()}, CHAPTER_TRACE)
+            report = _read_report(inputs.report)
+            settings = BuildSettings(traces=dict(inputs.traces),
+                                     report=inputs.report if report else None,
+                                     generated=args.build_dir / "generated")
+            _site_phases(args, progress, args.out, traces, settings)
+            key = freshness.site_key(ROOT, traces, report,
+                                     pipeline.generated_key(ROOT, traces), args.site_url)
+            freshness.record(args.build_dir, args.out, key)
+    except LocatedError as err:
+        print(" ".join(str(err).split()), file=sys.stderr, flush=True)
+        return False
+    progress.total(f"published {shown(args.out)} (docs only, in process)")
+    return True
+
+
+def inputs_on_disk(args: argparse.Namespace, given: dict[str, Path] | None = None) -> BuildInputs:
+    """The traces and report a build uses: those of --trace, the engine's for the rest.
+
+    With --trace the report is the one given (or none): the engine's would describe another run.
+    """
+    given = given_traces(args.trace) if given is None else given
+    trace_dir = args.build_dir / "trace"
+    paths = {trace_id: given.get(trace_id, trace_dir / schema.file_name)
+             for trace_id, schema in SCHEMAS.items()}
+    return BuildInputs(paths, args.report if given else trace_dir / REPORT_NAME)
 
 
 def cmd_check(args: argparse.Namespace, progress: Progress) -> int:

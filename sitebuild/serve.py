@@ -4,17 +4,19 @@ Role: serve the published site folder on 127.0.0.1 with MkDocs' livereload serve
 rebuild whenever a source changes.
 
 Contract:
-- ``serve(root, out, build_args, host, port)`` runs ``build_site.py build`` once, then
-  serves ``out`` and re-runs the same build (a fresh process each time, so edited
-  engine, diagram and hook code is what runs) whenever anything under ``docs/``,
-  ``engine/``, ``diagrams/``, ``mkdocs.yml``, ``build_site.py`` or a ``--trace`` file
-  changes. What a change regenerates follows from the content-hash caches: a page
-  edit only re-runs MkDocs; a template or diagram source edit re-renders the
-  diagrams and tables; an engine edit re-runs the engine, then everything after it.
-- ``check_port(host, port)`` runs first: a port that is taken or not ours to bind
-  raises ``BuildError("serve", ...)`` before anything is built.
-- A failed rebuild prints its one-line error and leaves the previous site served
-  (the build is atomic); browsers reload after every successful rebuild.
+- ``serve(root, out, build_args, host, port, extra_watch, docs_rebuild)`` runs
+  ``build_site.py build`` once, then serves ``out`` and rebuilds whenever anything under
+  ``docs/``, ``engine/``, ``tracefile/``, ``diagrams/``, ``sitebuild/``, ``mkdocs.yml``,
+  ``build_site.py`` or an extra watched file (a ``--trace``) changes.
+- An edit confined to ``docs/`` is rebuilt inside this process by ``docs_rebuild`` (MkDocs,
+  gates, publish: no interpreter start, no engine), as long as no code has changed since the
+  server started; any other edit runs a fresh ``build_site.py build`` process, so edited engine,
+  drawing or build code is what runs and no stale module is ever used. What a fresh build
+  regenerates follows from the content-hash caches.
+- ``check_port(host, port)`` runs first: a port that is taken or not ours to bind raises
+  ``BuildError("serve", ...)`` before anything is built.
+- A failed rebuild prints its one-line error and leaves the previous site served (the build
+  is atomic); browsers reload only after a successful rebuild.
 - Returns the exit code: 1 when the first build fails or the port is taken.
 """
 
@@ -27,11 +29,47 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from sitebuild.errors import BuildError
 
 WATCHED = ("docs", "engine", "tracefile", "diagrams", "sitebuild", "mkdocs.yml", "build_site.py")
+
+
+class Changes:
+    """Which watched files changed: since the last poll, and whether code changed since start.
+
+    A file's state is its (mtime, size); comparing states finds edits without reading files.
+    """
+
+    def __init__(self, root: Path, watched: tuple[Path, ...]) -> None:
+        self.root, self.watched = root, watched
+        self.start = self.last = self.snapshot()
+
+    def snapshot(self) -> dict[str, tuple[int, int]]:
+        state = {}
+        for top in self.watched:
+            paths = top.rglob("*") if top.is_dir() else [top]
+            for path in paths:
+                if path.is_file() and "__pycache__" not in path.parts:
+                    info = path.stat()
+                    state[path.as_posix()] = (info.st_mtime_ns, info.st_size)
+        return state
+
+    def poll(self) -> tuple[set[str], bool]:
+        """The files changed since the last poll, and whether anything outside ``docs/``
+        differs from the server's start."""
+        now = self.snapshot()
+        changed = _differ(self.last, now)
+        self.last = now
+        docs = (self.root / "docs").as_posix() + "/"
+        code_changed = any(not path.startswith(docs) for path in _differ(self.start, now))
+        return changed, code_changed
+
+
+def _differ(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> set[str]:
+    return {path for path in before.keys() | after.keys() if before.get(path) != after.get(path)}
 
 
 def _build(root: Path, build_args: list[str]) -> bool:
@@ -70,24 +108,31 @@ def _log_to_terminal() -> None:
 
 
 def serve(root: Path, out: Path, build_args: list[str], host: str, port: int,
-          extra_watch: tuple[Path, ...] = ()) -> int:
+          extra_watch: tuple[Path, ...] = (),
+          docs_rebuild: Callable[[], bool] | None = None) -> int:
     """Build, then serve ``out`` with live reload until interrupted."""
     from mkdocs.livereload import LiveReloadServer
 
     check_port(host, port)
+    watched = (*(root / name for name in WATCHED), *extra_watch)
+    changes = Changes(root, watched)
     if not _build(root, build_args):
         return 1
 
     def rebuild() -> None:
-        if not _build(root, build_args):
-            print("[serve] rebuild failed; still serving the previous site", flush=True)
+        changed, code_changed = changes.poll()
+        docs = (root / "docs").as_posix() + "/"
+        in_process = (docs_rebuild is not None and changed and not code_changed
+                      and all(path.startswith(docs) for path in changed))
+        if not (docs_rebuild() if in_process else _build(root, build_args)):
+            # Raising keeps the browsers on the previous page: livereload reloads them only
+            # after a builder that returned.
+            raise SystemExit("[serve] rebuild failed; still serving the previous site")
 
     _log_to_terminal()
     signal.signal(signal.SIGTERM, _stop)
     server = LiveReloadServer(builder=rebuild, host=host, port=port, root=str(out))
-    for name in WATCHED:
-        server.watch(str(root / name))
-    for path in extra_watch:
+    for path in watched:
         server.watch(str(path))
     try:
         server.serve()

@@ -1,8 +1,9 @@
-"""Tests for `build_site.py serve` (diagrams/serve.py): port checks and live rebuilds.
+"""Tests for `build_site.py serve` (sitebuild/serve.py): port checks and live rebuilds.
 
 A bad or taken port must fail at once, before the site is built. While serving, an edit to
 a page, a table template or an engine file must show up in what is served, re-running only
-what depends on it (the cache status of each phase says which ran).
+what depends on it (the cache status of each phase says which ran); a page edit is rebuilt in
+the serving process unless code changed since it started.
 """
 
 from __future__ import annotations
@@ -72,6 +73,10 @@ def test_a_free_port_passes_the_probe_and_stays_free() -> None:
         again.bind(("127.0.0.1", port))
 
 
+def lines_of(log: Path, prefix: str) -> list[str]:
+    return [line for line in log.read_text().splitlines() if line.startswith(prefix)]
+
+
 @pytest.mark.slow
 def test_serve_rebuilds_after_page_template_and_engine_edits(tmp_path: Path) -> None:
     proj = project_copy(tmp_path)
@@ -88,20 +93,25 @@ def test_serve_rebuilds_after_page_template_and_engine_edits(tmp_path: Path) -> 
         page = proj / "docs" / "building.md"
         page.write_text(page.read_text() + "\nA sentence added while serving.\n")
         wait_for(lambda: "A sentence added while serving." in fetch(f"{base}/building.html"))
+        # A page edit is rebuilt inside the server: no engine run, no new process.
+        assert len(phase_lines(log, "engine")) == 1
+        assert any("(docs only, in process)" in line for line in lines_of(log, "[rebuild] total"))
         template = proj / "diagrams" / "templates" / "stack.html.j2"
         text = template.read_text()
         assert "<caption>Plain and residual stacks" in text
         template.write_text(text.replace("<caption>Plain and residual stacks",
                                          "<caption>Plain and residual stacks, re-rendered", 1))
         wait_for(lambda: "Plain and residual stacks, re-rendered" in fetch(f"{base}/index.html"))
+        # After a code edit even a page edit runs a fresh process: no stale module is used.
+        page.write_text(page.read_text() + "\nA second sentence.\n")
+        wait_for(lambda: "A second sentence." in fetch(f"{base}/building.html"))
         with (proj / "engine" / "__init__.py").open("a") as f:
             f.write("\n# an edit to the engine\n")
-        wait_for(lambda: len(phase_lines(log, "engine")) >= 4
-                 and "(cache miss)" in phase_lines(log, "engine")[-1])
+        wait_for(lambda: len(phase_lines(log, "engine")) >= 4)
         engine, generate = phase_lines(log, "engine"), phase_lines(log, "generate")
-        # first build, page edit, template edit: what each re-ran
-        assert ["(cache miss)" in line for line in engine[:3]] == [True, False, False]
-        assert ["(cache miss)" in line for line in generate[:3]] == [True, False, True]
+        # first build, template edit, page edit after code, engine edit: what each re-ran
+        assert ["2 run, 0 cached" in line for line in engine] == [True, False, False, True]
+        assert ["(cache miss)" in line for line in generate[:2]] == [True, True]
     finally:
         os.killpg(server.pid, signal.SIGINT)
         server.wait(timeout=30)
