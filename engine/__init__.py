@@ -7,19 +7,25 @@ Run ``python -m engine --help`` for the command line.
 """
 
 from engine.errors import (
+    ConfigError,
     EngineError,
     GradcheckError,
     GradientError,
+    IndicesError,
+    OperandError,
     ResidualShapeError,
     ShapeError,
 )
 from engine.tensor import GraphRetention, TensorValue
 
 __all__ = [
+    "ConfigError",
     "EngineError",
     "GradcheckError",
     "GradientError",
     "GraphRetention",
+    "IndicesError",
+    "OperandError",
     "ResidualShapeError",
     "ShapeError",
     "TensorValue",

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import GradientError, Shape, format_shape
+from engine.errors import GradientError, OperandError, Shape, format_shape
 
 BackwardFn = Callable[[np.ndarray], tuple[np.ndarray | None, ...]]
 
@@ -35,9 +35,42 @@ class GraphRetention(enum.Enum):
     RETAIN = "retain"
 
 
-def as_float64(data: Any) -> np.ndarray:
+# bool, signed and unsigned integers, floats: the kinds that convert to float64 exactly
+# or by rounding. Objects, text, bytes, dates and complex numbers are refused.
+_REAL_KINDS = frozenset("biuf")
+
+
+def numeric_array(data: Any, op: str) -> np.ndarray:
+    """``data`` as a numpy array of real numbers, or `OperandError` naming ``op``.
+
+    numpy would turn None into NaN, digit strings into numbers and silently keep object
+    arrays, so the failure would surface later and far from its cause.
+    """
+    if data is None or isinstance(data, str | bytes):
+        raise OperandError(op, _describe(data))
+    try:
+        array = np.asarray(data)
+    except (TypeError, ValueError):  # ragged nesting
+        raise OperandError(op, _describe(data)) from None
+    if array.dtype.kind not in _REAL_KINDS:
+        raise OperandError(op, _describe(data, array))
+    return array
+
+
+def _describe(data: Any, array: np.ndarray | None = None) -> str:
+    if data is None:
+        return "None"
+    if isinstance(data, str | bytes):
+        text = repr(data)
+        return f"{type(data).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
+    if array is not None and array.ndim > 0:
+        return f"an array of dtype {array.dtype}"
+    return f"a {type(data).__name__}"
+
+
+def as_float64(data: Any, op: str = "TensorValue") -> np.ndarray:
     """A fresh, read-only float64 copy of ``data`` (so the tape can never be mutated)."""
-    array = np.array(data, dtype=np.float64, copy=True)
+    array = np.array(numeric_array(data, op), dtype=np.float64, copy=True)
     array.flags.writeable = False
     return array
 
@@ -50,7 +83,8 @@ class TensorValue:
     )
 
     def __init__(self, data: Any, *, name: str | None = None, requires_grad: bool = False):
-        self._value = as_float64(data)
+        kind = "parameter" if requires_grad else "constant"
+        self._value = as_float64(data, f"TensorValue.{kind}")
         self._grad: np.ndarray | None = None
         self._parents: tuple[TensorValue, ...] = ()
         self._backward: BackwardFn | None = None

@@ -7,7 +7,7 @@ import pytest
 from opcheck import check_op, sample
 
 from engine import ops
-from engine.errors import ShapeError
+from engine.errors import EngineError, OperandError, ShapeError
 from engine.ops import unbroadcast
 from engine.tensor import TensorValue
 
@@ -128,3 +128,48 @@ def test_constant_operands_record_no_tape():
     out = TensorValue.constant([1.0, 2.0]) + TensorValue.constant([3.0, 4.0])
     assert not out.requires_grad
     assert out.is_leaf
+
+
+NOT_NUMERIC = [
+    (None, "None"),
+    ("abc", "str 'abc'"),
+    ("1.5", "str '1.5'"),
+    (np.array([1.0, None], dtype=object), "an array of dtype object"),
+    (np.array([1.0, 2.0], dtype=object), "an array of dtype object"),
+    (np.array(["a", "b"]), "an array of dtype <U1"),
+    ([1.0, "a"], "an array of dtype <U32"),
+    ([[1.0, 2.0], [3.0]], "a list"),
+    (1 + 2j, "a complex"),
+    ({"a": 1}, "a dict"),
+]
+
+
+@pytest.mark.parametrize(("operand", "described"), NOT_NUMERIC)
+@pytest.mark.parametrize("op", [ops.add, ops.sub, ops.mul, ops.matmul])
+def test_non_numeric_operands_raise_an_operand_error_naming_the_op(op, operand, described):
+    x = TensorValue.parameter(np.ones((2, 2)))
+    for call in (lambda: op(x, operand), lambda: op(operand, x)):
+        with pytest.raises(OperandError) as caught:
+            call()
+        assert str(caught.value) == (
+            f"{op.__name__}: operands must be real numbers or arrays of them: got {described}"
+        )
+        assert isinstance(caught.value, EngineError) and caught.value.op == op.__name__
+    assert x.gradient() is None
+
+
+def test_operators_and_unary_ops_refuse_non_numeric_operands_too():
+    x = TensorValue.parameter([1.0, 2.0])
+    with pytest.raises(OperandError, match=r"^add: .*got None$"):
+        x + None
+    with pytest.raises(OperandError, match=r"^neg: .*got str 'x'$"):
+        ops.neg("x")
+    with pytest.raises(OperandError, match=r"^mean: "):
+        ops.mean(None)
+
+
+def test_real_numeric_operands_are_still_lifted():
+    x = TensorValue.parameter([1.0, 2.0])
+    for other in (2, 2.5, np.int32(3), np.array([1, 2]), [True, False], np.float32(0.5)):
+        out = ops.add(x, other)
+        assert out.value.dtype == np.float64

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from engine.errors import GradientError
+from engine.errors import EngineError, GradientError, OperandError
 from engine.tensor import GraphRetention, TensorValue
 
 RELEASED = (
@@ -183,3 +183,23 @@ def test_parameters_lists_reachable_leaves_once():
 
 def test_a_constant_has_no_parameters():
     assert TensorValue.constant([1.0]).parameters() == []
+
+
+@pytest.mark.parametrize(
+    ("data", "got"),
+    [
+        (None, "None"),
+        ("2.0", "str '2.0'"),
+        (np.array([1.0, None], dtype=object), "an array of dtype object"),
+        ([[1.0], [2.0, 3.0]], "a list"),
+        ([1j, 2.0], "an array of dtype complex128"),
+    ],
+)
+def test_leaves_refuse_non_numeric_data(data, got):
+    for make, kind in ((TensorValue.parameter, "parameter"), (TensorValue.constant, "constant")):
+        with pytest.raises(OperandError) as caught:
+            make(data)
+        assert isinstance(caught.value, EngineError)
+        assert str(caught.value) == (
+            f"TensorValue.{kind}: operands must be real numbers or arrays of them: got {got}"
+        )

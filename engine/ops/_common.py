@@ -9,12 +9,18 @@ from typing import Any
 import numpy as np
 
 from engine.errors import ShapeError
-from engine.tensor import TensorValue
+from engine.tensor import TensorValue, numeric_array
 
 
-def lift(operand: Any) -> TensorValue:
-    """Wrap anything that is not already on the tape as a constant (collects no gradient)."""
-    return operand if isinstance(operand, TensorValue) else TensorValue.constant(operand)
+def lift(operand: Any, op: str) -> TensorValue:
+    """Wrap anything that is not already on the tape as a constant (collects no gradient).
+
+    None, text, object arrays and other non-numeric operands raise `OperandError` naming
+    ``op``, instead of turning into NaN or failing later inside numpy.
+    """
+    if isinstance(operand, TensorValue):
+        return operand
+    return TensorValue.constant(numeric_array(operand, op))
 
 
 def is_number(operand: Any) -> bool:

@@ -27,7 +27,7 @@ from engine.tensor import TensorValue
 # --8<-- [start:add-op]
 def add(left: Any, right: Any) -> TensorValue:
     """Elementwise ``left + right`` with numpy broadcasting."""
-    a, b = lift(left), lift(right)
+    a, b = lift(left, "add"), lift(right, "add")
     broadcast_check("add", a, b)
 
     def backward(grad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -40,7 +40,7 @@ def add(left: Any, right: Any) -> TensorValue:
 
 def sub(left: Any, right: Any) -> TensorValue:
     """Elementwise ``left - right`` with numpy broadcasting."""
-    a, b = lift(left), lift(right)
+    a, b = lift(left, "sub"), lift(right, "sub")
     broadcast_check("sub", a, b)
 
     def backward(grad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -55,7 +55,7 @@ def mul(left: Any, right: Any) -> TensorValue:
         return scale(left, right)
     if is_number(left):
         return scale(right, left)
-    a, b = lift(left), lift(right)
+    a, b = lift(left, "mul"), lift(right, "mul")
     broadcast_check("mul", a, b)
     a_value, b_value = a.value, b.value
 
@@ -69,7 +69,7 @@ def scale(operand: Any, factor: float) -> TensorValue:
     """``factor * operand`` for a plain number ``factor`` (which receives no gradient)."""
     if not is_number(factor):
         raise TypeError(f"scale: factor must be a real number, got {type(factor).__name__}")
-    a, factor = lift(operand), float(factor)
+    a, factor = lift(operand, "scale"), float(factor)
 
     def backward(grad: np.ndarray) -> tuple[np.ndarray]:
         return (grad * factor,)
@@ -79,7 +79,7 @@ def scale(operand: Any, factor: float) -> TensorValue:
 
 def neg(operand: Any) -> TensorValue:
     """Elementwise ``-operand``."""
-    a = lift(operand)
+    a = lift(operand, "neg")
 
     def backward(grad: np.ndarray) -> tuple[np.ndarray]:
         return (-grad,)
@@ -89,7 +89,7 @@ def neg(operand: Any) -> TensorValue:
 
 def matmul(left: Any, right: Any) -> TensorValue:
     """Row-vector product ``[..., k] @ [k, m] -> [..., m]``."""
-    a, b = lift(left), lift(right)
+    a, b = lift(left, "matmul"), lift(right, "matmul")
     if a.value.ndim < 1 or b.value.ndim != 2:
         raise ShapeError("matmul", a.shape, b.shape, "expected [..., k] @ [k, m]")
     if a.shape[-1] != b.shape[0]:
@@ -110,7 +110,7 @@ def matmul(left: Any, right: Any) -> TensorValue:
 
 def sum_axis(operand: Any, axis: int, keepdims: bool = False) -> TensorValue:
     """Sum over one axis; ``keepdims`` keeps it with size 1."""
-    a = lift(operand)
+    a = lift(operand, "sum_axis")
     axis = check_axis("sum_axis", a, axis)
 
     def backward(grad: np.ndarray) -> tuple[np.ndarray]:
@@ -123,7 +123,7 @@ def sum_axis(operand: Any, axis: int, keepdims: bool = False) -> TensorValue:
 
 def mean(operand: Any, axis: int | None = None, keepdims: bool = False) -> TensorValue:
     """Mean over every element (``axis=None``, a scalar) or over one axis."""
-    a = lift(operand)
+    a = lift(operand, "mean")
     if a.value.size == 0:
         raise ShapeError("mean", a.shape, None, "needs at least one element")
     if axis is not None:
