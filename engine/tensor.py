@@ -217,6 +217,12 @@ class TensorValue:
     def __neg__(self) -> TensorValue:
         return ops.neg(self)
 
+    def __truediv__(self, other: Any) -> TensorValue:
+        return ops.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> TensorValue:
+        return ops.div(other, self)
+
     # -- backward ---------------------------------------------------------------------
 
     def backward(self, retention: GraphRetention = GraphRetention.RELEASE) -> None:

@@ -5,10 +5,29 @@ then computes the float64 forward value with numpy and hands `TensorValue.from_o
 closure that returns exactly one gradient per input, each with that input's shape. Gradients
 of broadcasting ops are summed back by `unbroadcast`, the one place that undoes broadcasting.
 
-Modules by job: `elementary` (arithmetic, `matmul`, reductions); shared helpers in `_common`.
+Modules by job: `elementary` (arithmetic, `matmul`, reductions); `pointwise`
+(`relu`, `tanh`, `gelu`, `exp`, `log`, `sqrt`, `div`); shared helpers in `_common`.
 """
 
 from engine.ops._common import unbroadcast
 from engine.ops.elementary import add, matmul, mean, mul, neg, scale, sub, sum_axis
+from engine.ops.pointwise import div, exp, gelu, log, relu, sqrt, tanh
 
-__all__ = ["add", "matmul", "mean", "mul", "neg", "scale", "sub", "sum_axis", "unbroadcast"]
+__all__ = [
+    "add",
+    "div",
+    "exp",
+    "gelu",
+    "log",
+    "matmul",
+    "mean",
+    "mul",
+    "neg",
+    "relu",
+    "scale",
+    "sqrt",
+    "sub",
+    "sum_axis",
+    "tanh",
+    "unbroadcast",
+]
