@@ -6,12 +6,14 @@ closure that returns exactly one gradient per input, each with that input's shap
 of broadcasting ops are summed back by `unbroadcast`, the one place that undoes broadcasting.
 
 Modules by job: `elementary` (arithmetic, `matmul`, reductions); `pointwise`
-(`relu`, `tanh`, `gelu`, `exp`, `log`, `sqrt`, `div`); shared helpers in `_common`.
+(`relu`, `tanh`, `gelu`, `exp`, `log`, `sqrt`, `div`); `shape` (`reshape`, `transpose`,
+`swap_last_axes`); shared helpers in `_common`.
 """
 
 from engine.ops._common import unbroadcast
 from engine.ops.elementary import add, matmul, mean, mul, neg, scale, sub, sum_axis
 from engine.ops.pointwise import div, exp, gelu, log, relu, sqrt, tanh
+from engine.ops.shape import reshape, swap_last_axes, transpose
 
 __all__ = [
     "add",
@@ -24,10 +26,13 @@ __all__ = [
     "mul",
     "neg",
     "relu",
+    "reshape",
     "scale",
     "sqrt",
     "sub",
     "sum_axis",
+    "swap_last_axes",
     "tanh",
+    "transpose",
     "unbroadcast",
 ]
