@@ -38,6 +38,32 @@ def test_matmul_matches_central_differences(left, right):
     check_op(ops.matmul, sample(*left, seed=3), sample(*right, seed=4))
 
 
+BATCHED_PAIRS = [
+    ((5, 2, 3), (5, 3, 4)),  # same batch
+    ((2, 3), (5, 3, 4)),  # one left matrix against a batch
+    ((3,), (5, 3, 4)),  # one row against a batch: the row axis is dropped again
+    ((4, 1, 2, 3), (5, 3, 2)),  # batch axes broadcast both ways
+    ((2, 5, 2, 3), (1, 5, 3, 2)),
+    ((1, 2, 3), (4, 3, 4)),  # a stretched batch axis on the left
+    ((2, 3, 2, 4), (2, 3, 4, 2)),  # heads x batch, as in attention
+]
+
+
+@pytest.mark.parametrize(("left", "right"), BATCHED_PAIRS)
+def test_batched_matmul_matches_numpy_and_central_differences(left, right):
+    a, b = sample(*left, seed=8), sample(*right, seed=9)
+    out = ops.matmul(a, b)
+    np.testing.assert_array_equal(out.value, a @ b)
+    check_op(ops.matmul, a, b)
+
+
+def test_a_shared_right_matrix_collects_every_batch_position():
+    # The 2-D right operand keeps its fast path: one outer-product sum over all rows.
+    a, w = sample(3, 4, 2, seed=10), TensorValue.parameter(sample(2, 5, seed=11))
+    ops.matmul(a, w).backward_with_seed(np.ones((3, 4, 5)))
+    np.testing.assert_allclose(w.gradient(), a.reshape(-1, 2).T @ np.ones((12, 5)), rtol=1e-15)
+
+
 @pytest.mark.parametrize("axis", [0, 1, 2, -1])
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_sum_axis_matches_central_differences(axis, keepdims):
@@ -103,8 +129,16 @@ def test_matmul_shape_errors():
         TensorValue.constant(np.ones((2, 3))) @ TensorValue.constant(np.ones((4, 5)))
     assert str(caught.value) == "matmul: inner sizes differ (3 vs 4): got [2,3] and [4,5]"
     with pytest.raises(ShapeError) as caught:
-        TensorValue.constant(np.ones((2, 3))) @ TensorValue.constant(np.ones((2, 3, 4)))
-    assert str(caught.value) == "matmul: expected [..., k] @ [k, m]: got [2,3] and [2,3,4]"
+        TensorValue.constant(np.ones((2, 3))) @ TensorValue.constant(np.ones(3))
+    assert str(caught.value) == (
+        "matmul: expected [..., k] @ [k, m] or [..., n, k] @ [..., k, m]: got [2,3] and [3]"
+    )
+    with pytest.raises(ShapeError) as caught:
+        TensorValue.constant(np.ones((2, 2, 3))) @ TensorValue.constant(np.ones((3, 3, 4)))
+    assert str(caught.value) == "matmul: batch axes do not broadcast: got [2,2,3] and [3,3,4]"
+    with pytest.raises(ShapeError) as caught:
+        TensorValue.constant(np.ones((5, 2, 3))) @ TensorValue.constant(np.ones((5, 4, 1)))
+    assert str(caught.value) == "matmul: inner sizes differ (3 vs 4): got [5,2,3] and [5,4,1]"
     with pytest.raises(ShapeError, match=r"^matmul: expected \[\.\.\., k\] @ \[k, m\]: got \[\]"):
         TensorValue.constant(1.0) @ TensorValue.constant(np.ones((1, 1)))
 
