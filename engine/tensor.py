@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import GradientError, OperandError, Shape, format_shape
+from engine.errors import GradientError, Shape, format_shape
+from engine.operands import numeric_array
 
 BackwardFn = Callable[[np.ndarray], tuple[np.ndarray | None, ...]]
 
@@ -33,39 +34,6 @@ class GraphRetention(enum.Enum):
 
     RELEASE = "release"
     RETAIN = "retain"
-
-
-# bool, signed and unsigned integers, floats: the kinds that convert to float64 exactly
-# or by rounding. Objects, text, bytes, dates and complex numbers are refused.
-_REAL_KINDS = frozenset("biuf")
-
-
-def numeric_array(data: Any, op: str) -> np.ndarray:
-    """``data`` as a numpy array of real numbers, or `OperandError` naming ``op``.
-
-    numpy would turn None into NaN, digit strings into numbers and silently keep object
-    arrays, so the failure would surface later and far from its cause.
-    """
-    if data is None or isinstance(data, str | bytes):
-        raise OperandError(op, _describe(data))
-    try:
-        array = np.asarray(data)
-    except (TypeError, ValueError):  # ragged nesting
-        raise OperandError(op, _describe(data)) from None
-    if array.dtype.kind not in _REAL_KINDS:
-        raise OperandError(op, _describe(data, array))
-    return array
-
-
-def _describe(data: Any, array: np.ndarray | None = None) -> str:
-    if data is None:
-        return "None"
-    if isinstance(data, str | bytes):
-        text = repr(data)
-        return f"{type(data).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
-    if array is not None and array.ndim > 0:
-        return f"an array of dtype {array.dtype}"
-    return f"a {type(data).__name__}"
 
 
 def as_float64(data: Any, op: str = "TensorValue") -> np.ndarray:

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from engine.errors import ShapeError
-from engine.tensor import TensorValue, numeric_array
+from engine.operands import numeric_array
+from engine.tensor import TensorValue
 
 
 def lift(operand: Any, op: str) -> TensorValue:
