@@ -7,11 +7,13 @@ of broadcasting ops are summed back by `unbroadcast`, the one place that undoes 
 
 Modules by job: `elementary` (arithmetic, `matmul`, reductions); `pointwise`
 (`relu`, `tanh`, `gelu`, `exp`, `log`, `sqrt`, `div`); `shape` (`reshape`, `transpose`,
-`swap_last_axes`); shared helpers in `_common`.
+`swap_last_axes`); `norms` (fused `rms_norm`, `layer_norm` over the last axis); shared
+helpers in `_common`.
 """
 
 from engine.ops._common import unbroadcast
 from engine.ops.elementary import add, matmul, mean, mul, neg, scale, sub, sum_axis
+from engine.ops.norms import layer_norm, rms_norm
 from engine.ops.pointwise import div, exp, gelu, log, relu, sqrt, tanh
 from engine.ops.shape import reshape, swap_last_axes, transpose
 
@@ -20,6 +22,7 @@ __all__ = [
     "div",
     "exp",
     "gelu",
+    "layer_norm",
     "log",
     "matmul",
     "mean",
@@ -27,6 +30,7 @@ __all__ = [
     "neg",
     "relu",
     "reshape",
+    "rms_norm",
     "scale",
     "sqrt",
     "sub",
