@@ -7,8 +7,8 @@ of broadcasting ops are summed back by `unbroadcast`, the one place that undoes 
 
 Modules by job: `elementary` (arithmetic, `matmul`, reductions); `pointwise`
 (`relu`, `tanh`, `gelu`, `exp`, `log`, `sqrt`, `div`); `shape` (`reshape`, `transpose`,
-`swap_last_axes`); `norms` (fused `rms_norm`, `layer_norm` over the last axis); shared
-helpers in `_common`.
+`swap_last_axes`); `norms` (fused `rms_norm`, `layer_norm` over the last axis);
+`softmax` (`softmax`, `log_softmax`, fused `cross_entropy`); shared helpers in `_common`.
 """
 
 from engine.ops._common import unbroadcast
@@ -16,14 +16,17 @@ from engine.ops.elementary import add, matmul, mean, mul, neg, scale, sub, sum_a
 from engine.ops.norms import layer_norm, rms_norm
 from engine.ops.pointwise import div, exp, gelu, log, relu, sqrt, tanh
 from engine.ops.shape import reshape, swap_last_axes, transpose
+from engine.ops.softmax import cross_entropy, log_softmax, softmax
 
 __all__ = [
     "add",
+    "cross_entropy",
     "div",
     "exp",
     "gelu",
     "layer_norm",
     "log",
+    "log_softmax",
     "matmul",
     "mean",
     "mul",
@@ -32,6 +35,7 @@ __all__ = [
     "reshape",
     "rms_norm",
     "scale",
+    "softmax",
     "sqrt",
     "sub",
     "sum_axis",
