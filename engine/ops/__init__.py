@@ -8,11 +8,13 @@ of broadcasting ops are summed back by `unbroadcast`, the one place that undoes 
 Modules by job: `elementary` (arithmetic, `matmul`, reductions); `pointwise`
 (`relu`, `tanh`, `gelu`, `exp`, `log`, `sqrt`, `div`); `shape` (`reshape`, `transpose`,
 `swap_last_axes`); `norms` (fused `rms_norm`, `layer_norm` over the last axis);
-`softmax` (`softmax`, `log_softmax`, fused `cross_entropy`); shared helpers in `_common`.
+`softmax` (`softmax`, `log_softmax`, fused `cross_entropy`); `embedding` (`embedding`,
+`causal_mask`); shared helpers in `_common`.
 """
 
 from engine.ops._common import unbroadcast
 from engine.ops.elementary import add, matmul, mean, mul, neg, scale, sub, sum_axis
+from engine.ops.embedding import causal_mask, embedding
 from engine.ops.norms import layer_norm, rms_norm
 from engine.ops.pointwise import div, exp, gelu, log, relu, sqrt, tanh
 from engine.ops.shape import reshape, swap_last_axes, transpose
@@ -20,8 +22,10 @@ from engine.ops.softmax import cross_entropy, log_softmax, softmax
 
 __all__ = [
     "add",
+    "causal_mask",
     "cross_entropy",
     "div",
+    "embedding",
     "exp",
     "gelu",
     "layer_norm",
