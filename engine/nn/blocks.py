@@ -62,7 +62,7 @@ class Norm:
 class MLP:
     """The branch ``F(h) = act(norm(h) @ W1) @ W2`` (``norm`` only if one is given)."""
 
-    def __init__(self, w1: Linear, w2: Linear, activation: str, norm: Norm | None = None):
+    def __init__(self, w1: Linear, w2: Linear, activation: str, norm: Norm | None = None) -> None:
         _choose("MLP", "activation", activation, tuple(ACTIVATIONS))
         self.w1, self.w2, self.activation, self.norm = w1, w2, activation, norm
 
