@@ -1,6 +1,7 @@
 """Differentiable operations on `TensorValue`, each with its backward beside its forward.
 
-Every op checks its operands first and raises `ShapeError` naming the op and the shapes; it
+Every op checks its operands first: non-numeric data raises `OperandError`, bad integer
+indices `IndicesError`, and shapes it cannot combine `ShapeError`, each naming the op. It
 then computes the float64 forward value with numpy and hands `TensorValue.from_op` a backward
 closure that returns exactly one gradient per input, each with that input's shape. Gradients
 of broadcasting ops are summed back by `unbroadcast`, the one place that undoes broadcasting.
