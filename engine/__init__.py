@@ -1,25 +1,32 @@
 """A small numpy (float64) reverse-mode autodiff engine and the Chapter 24 fixtures.
 
 Public surface: `TensorValue` and `GraphRetention` (engine.tensor), the ops in
-engine.ops, the layers in engine.nn, `gradcheck` (engine.gradcheck), the fixtures
+engine.ops, the layers and block stacks in engine.nn, seeded initializers (engine.init),
+`SGD` and `Adam` (engine.optim), `gradcheck` (engine.gradcheck), the fixtures
 (engine.fixtures), `render_report` (engine.report) and `render_trace` (engine.trace).
 Run ``python -m engine --help`` for the command line.
 """
 
 from engine.errors import (
+    ConfigError,
     EngineError,
     GradcheckError,
     GradientError,
+    IndicesError,
+    OperandError,
     ResidualShapeError,
     ShapeError,
 )
 from engine.tensor import GraphRetention, TensorValue
 
 __all__ = [
+    "ConfigError",
     "EngineError",
     "GradcheckError",
     "GradientError",
     "GraphRetention",
+    "IndicesError",
+    "OperandError",
     "ResidualShapeError",
     "ShapeError",
     "TensorValue",

@@ -67,3 +67,19 @@ class GradientError(EngineError):
 
 class GradcheckError(EngineError):
     """A numerical gradient check was misconfigured or found a mismatch."""
+
+
+class OperandError(EngineError):
+    """An operand is not numeric data: None, text, objects, complex numbers, ragged lists."""
+
+    def __init__(self, op: str, got: str) -> None:
+        self.op = op
+        super().__init__(f"{op}: operands must be real numbers or arrays of them: got {got}")
+
+
+class IndicesError(EngineError):
+    """Integer indices (class targets, table rows) that are not integers or out of range."""
+
+
+class ConfigError(EngineError):
+    """A builder, initializer or optimizer received a setting it cannot use."""

@@ -3,6 +3,7 @@
 Contract:
 - A `TensorValue` holds a read-only float64 numpy value. Leaves are either parameters
   (`TensorValue.parameter`, they collect gradients) or constants (they collect none).
+  Only `set_value` changes a value, only a parameter leaf's, and only by swapping arrays.
 - Every op result keeps tape edges to its parents plus the backward closure written beside
   its forward code (see `engine/ops/`); the closure returns one gradient per parent.
 - `backward_with_seed(seed, retention)` walks the tape once, in an iterative topological
@@ -23,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import GradientError, Shape, format_shape
+from engine.errors import GradientError, Shape, ShapeError, format_shape
+from engine.operands import numeric_array
 
 BackwardFn = Callable[[np.ndarray], tuple[np.ndarray | None, ...]]
 
@@ -35,9 +37,9 @@ class GraphRetention(enum.Enum):
     RETAIN = "retain"
 
 
-def as_float64(data: Any) -> np.ndarray:
+def as_float64(data: Any, op: str = "TensorValue") -> np.ndarray:
     """A fresh, read-only float64 copy of ``data`` (so the tape can never be mutated)."""
-    array = np.array(data, dtype=np.float64, copy=True)
+    array = np.array(numeric_array(data, op), dtype=np.float64, copy=True)
     array.flags.writeable = False
     return array
 
@@ -50,7 +52,8 @@ class TensorValue:
     )
 
     def __init__(self, data: Any, *, name: str | None = None, requires_grad: bool = False):
-        self._value = as_float64(data)
+        kind = "parameter" if requires_grad else "constant"
+        self._value = as_float64(data, f"TensorValue.{kind}")
         self._grad: np.ndarray | None = None
         self._parents: tuple[TensorValue, ...] = ()
         self._backward: BackwardFn | None = None
@@ -122,6 +125,21 @@ class TensorValue:
     def zero_grad(self) -> None:
         self._grad = None
 
+    def set_value(self, data: Any) -> None:
+        """Give a parameter leaf a new value of the same shape (how optimizers update).
+
+        The old array is replaced, never written to: closures of results computed before
+        captured it and keep describing that forward, so run a new forward after an update.
+        The accumulated gradient is kept.
+        """
+        if self._op != "parameter" or not self.is_leaf:
+            raise GradientError(f"set_value: only a parameter leaf can be updated, got {self!r}")
+        value = as_float64(data, "set_value")
+        if value.shape != self.shape:
+            raise ShapeError("set_value", self.shape, value.shape, "the shape must not change",
+                             labels=("expected", "got"))
+        self._value = value
+
     def parameters(self) -> list[TensorValue]:
         """Parameter leaves reachable from this value, in a deterministic order."""
         return [node for node in _topological_order(self) if node.is_leaf and node.requires_grad]
@@ -182,6 +200,12 @@ class TensorValue:
 
     def __neg__(self) -> TensorValue:
         return ops.neg(self)
+
+    def __truediv__(self, other: Any) -> TensorValue:
+        return ops.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> TensorValue:
+        return ops.div(other, self)
 
     # -- backward ---------------------------------------------------------------------
 

@@ -60,3 +60,14 @@ def check_op(fn: Callable[..., TensorValue], *arrays: np.ndarray, seed: int = 0)
 def sample(*shape: int, seed: int = 1) -> np.ndarray:
     """A deterministic array of ``shape`` with entries in [-2, 2)."""
     return np.random.default_rng(seed).uniform(-2.0, 2.0, size=shape)
+
+
+def positive(*shape: int, seed: int = 1, low: float = 0.5) -> np.ndarray:
+    """A deterministic array of ``shape`` with entries in [low, low + 2.5): inside log's domain."""
+    return np.random.default_rng(seed).uniform(low, low + 2.5, size=shape)
+
+
+def away_from_zero(*shape: int, seed: int = 1, margin: float = 0.1) -> np.ndarray:
+    """Like `sample`, but every entry is at least ``margin`` from 0 (relu's kink, div's pole)."""
+    values = sample(*shape, seed=seed)
+    return np.where(values >= 0, values + margin, values - margin)

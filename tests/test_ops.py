@@ -7,7 +7,7 @@ import pytest
 from opcheck import check_op, sample
 
 from engine import ops
-from engine.errors import ShapeError
+from engine.errors import EngineError, OperandError, ShapeError
 from engine.ops import unbroadcast
 from engine.tensor import TensorValue
 
@@ -36,6 +36,32 @@ def test_broadcasting_ops_match_central_differences(op, left, right):
 )
 def test_matmul_matches_central_differences(left, right):
     check_op(ops.matmul, sample(*left, seed=3), sample(*right, seed=4))
+
+
+BATCHED_PAIRS = [
+    ((5, 2, 3), (5, 3, 4)),  # same batch
+    ((2, 3), (5, 3, 4)),  # one left matrix against a batch
+    ((3,), (5, 3, 4)),  # one row against a batch: the row axis is dropped again
+    ((4, 1, 2, 3), (5, 3, 2)),  # batch axes broadcast both ways
+    ((2, 5, 2, 3), (1, 5, 3, 2)),
+    ((1, 2, 3), (4, 3, 4)),  # a stretched batch axis on the left
+    ((2, 3, 2, 4), (2, 3, 4, 2)),  # heads x batch, as in attention
+]
+
+
+@pytest.mark.parametrize(("left", "right"), BATCHED_PAIRS)
+def test_batched_matmul_matches_numpy_and_central_differences(left, right):
+    a, b = sample(*left, seed=8), sample(*right, seed=9)
+    out = ops.matmul(a, b)
+    np.testing.assert_array_equal(out.value, a @ b)
+    check_op(ops.matmul, a, b)
+
+
+def test_a_shared_right_matrix_collects_every_batch_position():
+    # The 2-D right operand keeps its fast path: one outer-product sum over all rows.
+    a, w = sample(3, 4, 2, seed=10), TensorValue.parameter(sample(2, 5, seed=11))
+    ops.matmul(a, w).backward_with_seed(np.ones((3, 4, 5)))
+    np.testing.assert_allclose(w.gradient(), a.reshape(-1, 2).T @ np.ones((12, 5)), rtol=1e-15)
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2, -1])
@@ -103,8 +129,16 @@ def test_matmul_shape_errors():
         TensorValue.constant(np.ones((2, 3))) @ TensorValue.constant(np.ones((4, 5)))
     assert str(caught.value) == "matmul: inner sizes differ (3 vs 4): got [2,3] and [4,5]"
     with pytest.raises(ShapeError) as caught:
-        TensorValue.constant(np.ones((2, 3))) @ TensorValue.constant(np.ones((2, 3, 4)))
-    assert str(caught.value) == "matmul: expected [..., k] @ [k, m]: got [2,3] and [2,3,4]"
+        TensorValue.constant(np.ones((2, 3))) @ TensorValue.constant(np.ones(3))
+    assert str(caught.value) == (
+        "matmul: expected [..., k] @ [k, m] or [..., n, k] @ [..., k, m]: got [2,3] and [3]"
+    )
+    with pytest.raises(ShapeError) as caught:
+        TensorValue.constant(np.ones((2, 2, 3))) @ TensorValue.constant(np.ones((3, 3, 4)))
+    assert str(caught.value) == "matmul: batch axes do not broadcast: got [2,2,3] and [3,3,4]"
+    with pytest.raises(ShapeError) as caught:
+        TensorValue.constant(np.ones((5, 2, 3))) @ TensorValue.constant(np.ones((5, 4, 1)))
+    assert str(caught.value) == "matmul: inner sizes differ (3 vs 4): got [5,2,3] and [5,4,1]"
     with pytest.raises(ShapeError, match=r"^matmul: expected \[\.\.\., k\] @ \[k, m\]: got \[\]"):
         TensorValue.constant(1.0) @ TensorValue.constant(np.ones((1, 1)))
 
@@ -128,3 +162,48 @@ def test_constant_operands_record_no_tape():
     out = TensorValue.constant([1.0, 2.0]) + TensorValue.constant([3.0, 4.0])
     assert not out.requires_grad
     assert out.is_leaf
+
+
+NOT_NUMERIC = [
+    (None, "None"),
+    ("abc", "str 'abc'"),
+    ("1.5", "str '1.5'"),
+    (np.array([1.0, None], dtype=object), "an array of dtype object"),
+    (np.array([1.0, 2.0], dtype=object), "an array of dtype object"),
+    (np.array(["a", "b"]), "an array of dtype <U1"),
+    ([1.0, "a"], "an array of dtype <U32"),
+    ([[1.0, 2.0], [3.0]], "a list"),
+    (1 + 2j, "a complex"),
+    ({"a": 1}, "a dict"),
+]
+
+
+@pytest.mark.parametrize(("operand", "described"), NOT_NUMERIC)
+@pytest.mark.parametrize("op", [ops.add, ops.sub, ops.mul, ops.matmul])
+def test_non_numeric_operands_raise_an_operand_error_naming_the_op(op, operand, described):
+    x = TensorValue.parameter(np.ones((2, 2)))
+    for call in (lambda: op(x, operand), lambda: op(operand, x)):
+        with pytest.raises(OperandError) as caught:
+            call()
+        assert str(caught.value) == (
+            f"{op.__name__}: operands must be real numbers or arrays of them: got {described}"
+        )
+        assert isinstance(caught.value, EngineError) and caught.value.op == op.__name__
+    assert x.gradient() is None
+
+
+def test_operators_and_unary_ops_refuse_non_numeric_operands_too():
+    x = TensorValue.parameter([1.0, 2.0])
+    with pytest.raises(OperandError, match=r"^add: .*got None$"):
+        x + None
+    with pytest.raises(OperandError, match=r"^neg: .*got str 'x'$"):
+        ops.neg("x")
+    with pytest.raises(OperandError, match=r"^mean: "):
+        ops.mean(None)
+
+
+def test_real_numeric_operands_are_still_lifted():
+    x = TensorValue.parameter([1.0, 2.0])
+    for other in (2, 2.5, np.int32(3), np.array([1, 2]), [True, False], np.float32(0.5)):
+        out = ops.add(x, other)
+        assert out.value.dtype == np.float64

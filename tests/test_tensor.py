@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from engine.errors import GradientError
+from engine.errors import EngineError, GradientError, OperandError, ShapeError
 from engine.tensor import GraphRetention, TensorValue
 
 RELEASED = (
@@ -183,3 +183,46 @@ def test_parameters_lists_reachable_leaves_once():
 
 def test_a_constant_has_no_parameters():
     assert TensorValue.constant([1.0]).parameters() == []
+
+
+@pytest.mark.parametrize(
+    ("data", "got"),
+    [
+        (None, "None"),
+        ("2.0", "str '2.0'"),
+        (np.array([1.0, None], dtype=object), "an array of dtype object"),
+        ([[1.0], [2.0, 3.0]], "a list"),
+        ([1j, 2.0], "an array of dtype complex128"),
+    ],
+)
+def test_leaves_refuse_non_numeric_data(data, got):
+    for make, kind in ((TensorValue.parameter, "parameter"), (TensorValue.constant, "constant")):
+        with pytest.raises(OperandError) as caught:
+            make(data)
+        assert isinstance(caught.value, EngineError)
+        assert str(caught.value) == (
+            f"TensorValue.{kind}: operands must be real numbers or arrays of them: got {got}"
+        )
+
+
+def test_set_value_swaps_a_parameter_leafs_array():
+    w = TensorValue.parameter([1.0, 2.0], name="w")
+    old = w.value
+    (w * w).sum_axis(0).backward()
+    w.set_value(np.array([3, 4]))
+    assert w.value.tolist() == [3.0, 4.0] and w.value.dtype == np.float64
+    assert not w.value.flags.writeable
+    assert old.tolist() == [1.0, 2.0]  # swapped, never written into
+    assert w.gradient().tolist() == [2.0, 4.0]  # the gradient is kept
+
+
+def test_set_value_refuses_other_values_and_shape_changes():
+    w = TensorValue.parameter([1.0, 2.0], name="w")
+    with pytest.raises(ShapeError) as caught:
+        w.set_value([1.0])
+    assert str(caught.value) == "set_value: the shape must not change: expected [2] got [1]"
+    with pytest.raises(OperandError, match=r"^set_value: .* got None$"):
+        w.set_value(None)
+    for value in (TensorValue.constant([1.0]), w * 2.0):
+        with pytest.raises(GradientError, match=r"^set_value: only a parameter leaf can be"):
+            value.set_value([0.0, 0.0])

@@ -1,5 +1,6 @@
-"""Helpers every op module shares: lifting operands onto the tape, axis and broadcast checks,
-and `unbroadcast`, the one place where a broadcast result's gradient is summed back down."""
+"""Helpers every op module shares: lifting operands onto the tape, axis, broadcast and
+integer-index checks, and `unbroadcast`, the one place where a broadcast result's gradient
+is summed back down."""
 
 from __future__ import annotations
 
@@ -8,13 +9,20 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import ShapeError
+from engine.errors import IndicesError, ShapeError, format_shape
+from engine.operands import numeric_array
 from engine.tensor import TensorValue
 
 
-def lift(operand: Any) -> TensorValue:
-    """Wrap anything that is not already on the tape as a constant (collects no gradient)."""
-    return operand if isinstance(operand, TensorValue) else TensorValue.constant(operand)
+def lift(operand: Any, op: str) -> TensorValue:
+    """Wrap anything that is not already on the tape as a constant (collects no gradient).
+
+    None, text, object arrays and other non-numeric operands raise `OperandError` naming
+    ``op``, instead of turning into NaN or failing later inside numpy.
+    """
+    if isinstance(operand, TensorValue):
+        return operand
+    return TensorValue.constant(numeric_array(operand, op))
 
 
 def is_number(operand: Any) -> bool:
@@ -48,3 +56,29 @@ def check_axis(op: str, a: TensorValue, axis: int) -> int:
     return int(axis) % a.value.ndim
 
 
+
+
+def integer_indices(op: str, indices: Any, size: int, what: str) -> np.ndarray:
+    """``indices`` as an integer array whose entries all lie in ``[0, size)``.
+
+    Negative indices are refused rather than counted from the end: in a target or token
+    array a negative number is a bug, not a request for the last class.
+    """
+    if isinstance(indices, TensorValue):
+        raise IndicesError(
+            f"{op}: {what} must be an integer array, not a TensorValue (which holds float64)"
+        )
+    try:
+        array = np.array(indices)  # a private copy: backward must not see later edits
+    except (TypeError, ValueError):
+        raise IndicesError(f"{op}: {what} must be an integer array") from None
+    if array.dtype.kind not in "iu":
+        raise IndicesError(f"{op}: {what} must be integers, got dtype {array.dtype}")
+    outside = (array < 0) | (array >= size)
+    if np.any(outside):
+        position = tuple(int(i) for i in np.argwhere(outside)[0])
+        raise IndicesError(
+            f"{op}: {what} must lie in [0, {size}): got {int(array[position])} at "
+            f"position {format_shape(position)}"
+        )
+    return array
