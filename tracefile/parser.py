@@ -179,7 +179,10 @@ class _Records:
             if value != len(runs) or value > last:
                 raise self.error(number, f"{spec.kind} {key}s must run 0..{last} without gaps",
                                  text=line, expected=f"{key}={len(runs)}")
-        elif runs and not value > runs[-1][field_name(key)]:
+        elif spec.by_name[key].kind in ("int", "float") and runs \
+                and not value > runs[-1][field_name(key)]:
+            # Numeric keys increase, so a sweep reads in order; word and name keys (a variant,
+            # a parameter) keep the order the experiment gives them and need only be unique.
             raise self.error(number, f"{spec.kind} {key} out of order", text=line,
                              expected=f"{key} greater than {runs[-1][field_name(key)]!r}")
 

@@ -7,8 +7,9 @@ Contract:
   engine finds the value (``source``: a dotted attribute path into the experiment's frozen
   results; the site never reads it). The engine's writer (``tracefile.writer``) and the site's
   parser (``tracefile.parser``) both walk these declarations, so a new value is one new ``Key``.
-- A keyed record (``keyed_by``) appears once per key value, keys strictly increasing; with
-  ``runs_to`` (``"RECORD.key"`` of an earlier once-record) its keys are exactly ``0..that``.
+- A keyed record (``keyed_by``) appears once per key value: numeric keys strictly increasing,
+  word and name keys unique in the order written; with ``runs_to`` (``"RECORD.key"`` of an
+  earlier once-record) its keys are exactly ``0..that``.
 - ``Record``s are the parsed values of one line: immutable, compared by kind and values, with
   the grammar's keys as attributes (``-`` becomes ``_``).
 """
@@ -79,6 +80,9 @@ class RecordSpec:
             raise ValueError(f"{self.kind}: duplicate key")
         if self.keyed_by is not None and self.keyed_by not in names:
             raise ValueError(f"{self.kind}: keyed by {self.keyed_by}, which is not one of its keys")
+        if self.keyed_by is not None and self.by_name[self.keyed_by].kind not in (
+                "int", "float", "word", "name"):
+            raise ValueError(f"{self.kind}: a key must be an int, float, word or name")
 
     @property
     def attr(self) -> str:
