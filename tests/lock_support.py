@@ -92,6 +92,20 @@ def mismatches(locked: Mapping[str, str], installed: Mapping[str, str | None]) -
     return problems
 
 
+def unlocked(locked: Mapping[str, str], installed: Iterable[str],
+             project: str = "residual-chapter") -> list[str]:
+    """One line per installed distribution the lock does not hold (the project aside): a
+    package installed by hand could otherwise satisfy an import the lock does not."""
+    known = {normalize(name) for name in locked} | {normalize(project)}
+    return sorted(f"{normalize(name)}: installed, not in the lock"
+                  for name in {normalize(n) for n in installed} - known)
+
+
+def all_installed() -> list[str]:
+    """The name of every distribution installed in this environment."""
+    return [dist.metadata["Name"] for dist in metadata.distributions()]
+
+
 def _same_version(a: str, b: str) -> bool:
     try:
         return Version(a) == Version(b)
@@ -103,5 +117,5 @@ def report(problems: list[str], lock: str = "requirements/lock.txt") -> str:
     """The failure message: every mismatch, and how to put the environment back."""
     lines = [f"{len(problems)} installed package(s) differ from {lock}:"]
     lines += [f"  {problem}" for problem in problems]
-    lines.append("Reinstall from the lock: rm .venv/.stamp && ./dev setup")
+    lines.append("Reinstall from the lock: rm -r .venv && ./dev setup")
     return "\n".join(lines)

@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 from lock_support import (
     LOCK,
+    all_installed,
     installed_versions,
     locked_versions,
     mismatches,
     normalize,
     parse_lock,
     report,
+    unlocked,
 )
 from packaging.requirements import Requirement
 
@@ -23,9 +25,15 @@ PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
 def test_installed_packages_match_the_lock():
     locked = locked_versions(parse_lock(LOCK.read_text(encoding="utf-8"), str(LOCK)))
-    problems = mismatches(locked, installed_versions(locked))
+    problems = mismatches(locked, installed_versions(locked)) + unlocked(locked, all_installed())
     if problems:
         pytest.fail(report(problems), pytrace=False)
+
+
+def test_a_package_outside_the_lock_is_reported():
+    locked = {"numpy": "2.4.6"}
+    assert unlocked(locked, ["NumPy", "residual_chapter", "graphviz"]) == [
+        "graphviz: installed, not in the lock"]
 
 
 def test_lock_pins_every_declared_dependency_within_its_range():
