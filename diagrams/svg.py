@@ -107,8 +107,10 @@ def run_dot(dot_text: str, where: str) -> str:
         raise RenderError(where, None, "dot -Tsvg wrote output that is not UTF-8") from None
 
 
-def clean_svg(raw: str, diagram_id: str, title: str, desc: str, where: str) -> str:
-    """Strip graphviz's prolog and comments, prefix ids, and add the accessible root."""
+def clean_svg(raw: str, diagram_id: str, title: str, desc: str, where: str,
+              kind: str = "residual-diagram") -> str:
+    """Strip the renderer's prolog and comments, prefix ids, and add the accessible root
+    (``kind`` is its CSS class: Graphviz diagrams and matplotlib plots share this cleaner)."""
     body = re.sub(r"<!--.*?-->", "", raw, flags=re.DOTALL)
     body = re.sub(r"<\?xml[^>]*\?>|<!DOCTYPE[^>]*>", "", body)
     # Graphviz titles every node and edge with its DOT name; they would be hover tooltips and
@@ -116,8 +118,8 @@ def clean_svg(raw: str, diagram_id: str, title: str, desc: str, where: str) -> s
     body = re.sub(r"<title>[^<]*</title>\n?", "", body)
     match = SVG_OPEN_RE.search(body)
     if match is None:
-        raise RenderError(where, None, "dot -Tsvg output has no <svg> element")
-    root = _root_tag(match.group(0), diagram_id, where)
+        raise RenderError(where, None, "the SVG output has no <svg> element")
+    root = _root_tag(match.group(0), diagram_id, where, kind)
     # Graphviz writes every "-" as "&#45;"; "-" needs no escaping in XML, and plain ids and
     # classes are what CSS selectors, getElementById and the number audit expect to see.
     inner = _prefix_ids(body[match.end():].replace("&#45;", "-"), diagram_id)
@@ -128,14 +130,14 @@ def clean_svg(raw: str, diagram_id: str, title: str, desc: str, where: str) -> s
     return "\n".join(lines) + "\n"
 
 
-def _root_tag(tag: str, diagram_id: str, where: str) -> str:
+def _root_tag(tag: str, diagram_id: str, where: str, kind: str) -> str:
     view = VIEWBOX_RE.search(tag)
     width = WIDTH_RE.search(tag)
     if view is None or width is None:
-        raise RenderError(where, None, "dot -Tsvg output lacks viewBox or width")
+        raise RenderError(where, None, "the SVG output lacks viewBox or width")
     return (
         '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
-        f'class="residual-diagram" data-diagram="{diagram_id}" viewBox="{view.group(1)}" '
+        f'class="{kind}" data-diagram="{diagram_id}" viewBox="{view.group(1)}" '
         f'style="width:{width.group(1)}pt;max-width:100%;height:auto" role="img" '
         f'aria-labelledby="{diagram_id}-title {diagram_id}-desc">'
     )
