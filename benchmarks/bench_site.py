@@ -1,0 +1,212 @@
+"""Hand-run benchmark: our build against the floor, plain MkDocs on the very same pages.
+
+Run from the project root with the project's virtualenv:
+
+    .venv/bin/python benchmarks/bench_site.py [--repeat N] [--project DIR --python EXE]...
+
+For each project (default: this one; give ``--project``/``--python`` pairs to compare two
+checkouts, e.g. an older commit in a worktree with its own virtualenv), it works on a copy and
+measures, as fresh processes and interleaved round by round so that machine load hits every
+scenario alike:
+- ``floor``: ``mkdocs build`` of the pages already rendered by our hook (the same Markdown,
+  assets, vendored KaTeX and trace files, the same theme and extensions), without our hook,
+  engine, figures or gates: what any MkDocs site of these pages costs;
+- ``cold``: ``build_site.py build`` with an empty build folder;
+- ``no-change``: the same build again with nothing changed;
+- ``docs-edit``: a build after a sentence is appended to a page;
+- ``engine-edit``: a build after a comment is appended to an engine module;
+- ``serve-edit``: under ``build_site.py serve``, from writing a page to the served page
+  holding the new sentence.
+It prints the median of each and its ratio to the floor. Nothing here is asserted: speed
+targets live in notes and docs, never in timed tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+IGNORED = shutil.ignore_patterns("build", "site", ".git", ".venv", ".venv-tools",
+                                 "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache",
+                                 ".hypothesis")
+SCENARIOS = ("floor", "cold", "no-change", "docs-edit", "engine-edit", "serve-edit")
+ENV = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+class Project:
+    """A copy of one checkout and the interpreter that builds it."""
+
+    def __init__(self, source: Path, python: str, base: Path) -> None:
+        self.python = python
+        self.root = base / "project"
+        base.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(source, self.root, ignore=IGNORED)
+        (self.root / "node_modules").symlink_to((source / "node_modules").resolve())
+        self.edits = 0
+
+    def run(self, *args: str) -> None:
+        subprocess.run([self.python, *args], cwd=self.root, env=ENV, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
+
+    def build(self) -> None:
+        self.run("build_site.py", "build", "--out", str(self.root / "site"))
+
+    def append(self, relative: str, text: str) -> str:
+        """Append ``text`` with ``{n}`` replaced by a fresh word (pages may hold no digits,
+        so the edit count is spelled in letters); returns that word."""
+        self.edits += 1
+        word, n = "", self.edits
+        while n:
+            n, digit = divmod(n - 1, 26)
+            word = chr(ord("a") + digit) + word
+        with (self.root / relative).open("a", encoding="utf-8") as handle:
+            handle.write(text.format(n=word))
+        return word
+
+    def make_floor(self) -> Path:
+        """A plain MkDocs project of the pages as the last build rendered them."""
+        floor = self.root.parent / "floor"
+        shutil.rmtree(floor, ignore_errors=True)
+        site = self.root / "site"
+        docs = floor / "docs"
+        shutil.copytree(self.root / "docs", docs)
+        # The rendered Markdown is what our hook hands MkDocs: capture it from the site's own
+        # search index would lose markup, so render it again through the hook's page renderer.
+        self.run("-c", RENDER_PAGES, str(docs))
+        for folder in ("assets/vendor", "trace"):
+            if (site / folder).is_dir():
+                shutil.copytree(site / folder, docs / folder, dirs_exist_ok=True)
+        config = (self.root / "mkdocs.yml").read_text(encoding="utf-8")
+        config = config.replace("hooks:\n  - sitebuild/hook.py\n", "")
+        config = config.replace("hooks:\n  - diagrams/site_hook.py\n", "")
+        config = config.replace('base_path: ["."]', f'base_path: ["{self.root}"]')
+        (floor / "mkdocs.yml").write_text(config, encoding="utf-8")
+        return floor
+
+
+# Rendering the pages through whichever hook this checkout has, into the floor's docs folder.
+RENDER_PAGES = """
+import sys
+from pathlib import Path
+from mkdocs.config import load_config
+from mkdocs.structure.files import get_files
+from mkdocs.structure.pages import Page
+root, docs = Path.cwd(), Path(sys.argv[1])
+config = load_config(str(root / "mkdocs.yml"))
+config = config.plugins.on_config(config)
+files = config.plugins.on_files(get_files(config), config=config)
+for file in files.documentation_pages():
+    page = Page(None, file, config)
+    page.read_source(config)
+    text = config.plugins.on_page_markdown(page.markdown, page=page, config=config, files=files)
+    (docs / file.src_uri).write_text(text, encoding="utf-8")
+"""
+
+
+def timed(action) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def fetch(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.read().decode()
+    except OSError:
+        return ""
+
+
+def serve_edits(project: Project, rounds: int) -> list[float]:
+    """Edit-to-served times under one running server."""
+    port = free_port()
+    server = subprocess.Popen([project.python, "build_site.py", "serve", "--port", str(port)],
+                              cwd=project.root, env=ENV, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/building.html"
+    times = []
+    try:
+        wait(lambda: "How this site is built" in fetch(url))
+        time.sleep(1.0)
+        for _ in range(rounds):
+            word = project.append("docs/building.md", "\nServed sentence {n}.\n")
+            marker, start = f"Served sentence {word}.", time.perf_counter()
+            wait(lambda marker=marker: marker in fetch(url), poll=0.02)
+            times.append(time.perf_counter() - start)
+            time.sleep(1.0)
+    finally:
+        os.killpg(server.pid, signal.SIGINT)
+        server.wait(timeout=30)
+    return times
+
+
+def wait(condition, timeout: float = 120.0, poll: float = 0.2) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(poll)
+    raise SystemExit("timed out waiting for the server")
+
+
+def one_round(project: Project, floor: Path, times: dict[str, list[float]]) -> None:
+    times["floor"].append(timed(lambda: project.run(
+        "-m", "mkdocs", "build", "-q", "-f", str(floor / "mkdocs.yml"),
+        "-d", str(floor / "site"))))
+    shutil.rmtree(project.root / "build", ignore_errors=True)
+    times["cold"].append(timed(project.build))
+    times["no-change"].append(timed(project.build))
+    project.append("docs/building.md", "\nA measured sentence {n}.\n")
+    times["docs-edit"].append(timed(project.build))
+    project.append("engine/__init__.py", "\n# a measured edit {n}\n")
+    times["engine-edit"].append(timed(project.build))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="rounds")
+    parser.add_argument("--project", type=Path, action="append", help="a checkout to measure")
+    parser.add_argument("--python", action="append", help="its interpreter (same order)")
+    args = parser.parse_args()
+    sources = args.project or [ROOT]
+    pythons = args.python or [sys.executable] * len(sources)
+    with tempfile.TemporaryDirectory() as tmp:
+        projects = [Project(source, python, Path(tmp) / str(i))
+                    for i, (source, python) in enumerate(zip(sources, pythons, strict=True))]
+        floors = []
+        for project in projects:
+            project.build()
+            floors.append(project.make_floor())
+        times = [{name: [] for name in SCENARIOS} for _ in projects]
+        for _ in range(args.repeat):  # round by round, project by project: load hits all alike
+            for project, floor, mine in zip(projects, floors, times, strict=True):
+                one_round(project, floor, mine)
+        for project, mine in zip(projects, times, strict=True):
+            mine["serve-edit"] = serve_edits(project, args.repeat)
+    for source, mine in zip(sources, times, strict=True):
+        floor = statistics.median(mine["floor"])
+        print(f"{source} ({args.repeat} rounds, medians)")
+        for name in SCENARIOS:
+            median = statistics.median(mine[name])
+            print(f"  {name:<12} {median:6.2f}s  {median / floor:5.2f}x floor")
+
+
+if __name__ == "__main__":
+    main()
