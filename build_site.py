@@ -95,12 +95,11 @@ def engine_phase(args: argparse.Namespace, cache: Cache, progress: Progress) -> 
     """Run (or take from the cache) every engine job except the traces given by --trace."""
     given = given_traces(args.trace)
     trace_dir = args.build_dir / "trace"
-    jobs = [job for job in pipeline.engine_jobs() if job.name not in given
-            and not (given and job.name == "learner-report")]
+    jobs = [job for job in pipeline.engine_jobs() if job.name not in given]
     with progress.phase("engine") as notes:
         results = pipeline.run_engine(ROOT, cache, jobs, args.build_dir)
         if results:
-            write_folder(trace_dir, {r.job.file: r.data for r in results})
+            write_folder(trace_dir, {name: data for r in results for name, data in r.files.items()})
         ran = [r for r in results if r.status == "ran"]
         notes.append(f"{len(results)} job(s), {len(ran)} run, {len(results) - len(ran)} cached"
                      + (f"; {len(given)} trace(s) from --trace" if given else ""))
@@ -148,11 +147,11 @@ def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> in
                        "(--force rebuilds)")
         return 0
     with progress.phase("generate") as notes:
-        status = pipeline.generate(ROOT, traces, build / "generated", cache)
+        status, generated = pipeline.generate(ROOT, traces, build / "generated", cache)
         notes += [shown(build / "generated"), f"(cache {status})"]
     settings = BuildSettings(traces=dict(inputs.traces), report=inputs.report if report else None,
                              generated=build / "generated")
-    _site_phases(args, progress, out, traces, settings)
+    _site_phases(args, progress, out, traces, settings, generated)
     freshness.record(build, out, key)
     progress.total(f"published {shown(out)}")
     return 0
@@ -169,7 +168,7 @@ def _read_report(path: Path | None) -> bytes | None:
 
 
 def _site_phases(args: argparse.Namespace, progress: Progress, out: Path, traces: TraceSet,
-                 settings: BuildSettings) -> None:
+                 settings: BuildSettings, generated: dict[str, bytes] | None = None) -> None:
     """MkDocs into a temporary folder, the gates on it, then the atomic publish."""
     tmp = publish.temp_site_dir(out, args.build_dir)
     try:
@@ -178,7 +177,8 @@ def _site_phases(args: argparse.Namespace, progress: Progress, out: Path, traces
             notes.append(f"--strict into {shown(tmp)}")
         with progress.phase("gates") as notes:
             # Name pages as they will be published, not by the temporary folder.
-            findings = [f.shown_as(shown(out)) for f in pipeline.run_gates(tmp, traces)]
+            findings = [f.shown_as(shown(out))
+                        for f in pipeline.run_gates(tmp, traces, generated)]
             if findings:
                 raise pipeline.GatesFailed(findings)
             notes.append("no findings")
@@ -234,13 +234,14 @@ def docs_rebuild(args: argparse.Namespace) -> bool:
 def inputs_on_disk(args: argparse.Namespace, given: dict[str, Path] | None = None) -> BuildInputs:
     """The traces and report a build uses: those of --trace, the engine's for the rest.
 
-    With --trace the report is the one given (or none): the engine's would describe another run.
+    With the chapter's trace from --trace, the report is the one given (or none): the engine's
+    would describe another run.
     """
     given = given_traces(args.trace) if given is None else given
     trace_dir = args.build_dir / "trace"
     paths = {trace_id: given.get(trace_id, trace_dir / schema.file_name)
              for trace_id, schema in SCHEMAS.items()}
-    return BuildInputs(paths, args.report if given else trace_dir / REPORT_NAME)
+    return BuildInputs(paths, args.report if CHAPTER_TRACE in given else trace_dir / REPORT_NAME)
 
 
 def cmd_check(args: argparse.Namespace, progress: Progress) -> int:

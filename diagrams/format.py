@@ -14,9 +14,9 @@ Contract:
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
-import numpy as np
 from markupsafe import Markup, escape
 
 from diagrams.errors import RenderError
@@ -69,8 +69,17 @@ def _format_float(value: float, fmt: str) -> str:
     elif fmt == "sci":
         return _format_sci(value)
     else:
-        text = np.format_float_positional(value, unique=True, trim="-")
+        text = positional(value)
     return text.replace("-", MINUS)
+
+
+def positional(value: float) -> str:
+    """The shortest round-trip digits of ``value`` without an exponent, trailing zeros or a
+    bare point: 2.0 → "2", 2e-06 → "0.000002", -0.25 → "-0.25" (repr's digits, so exact)."""
+    text = format(Decimal(repr(float(value))), "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
 
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")

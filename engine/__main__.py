@@ -58,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
         "-o", "--output", metavar="FILE", type=Path,
         help="write the trace to FILE atomically instead of printing it",
     )
+    trace.add_argument(
+        "--report", metavar="FILE", type=Path,
+        help=f"also write the learner report of the same run to FILE ({CHAPTER_TRACE} only)",
+    )
     return parser
 
 
@@ -70,9 +74,17 @@ def _run(args: argparse.Namespace) -> None:
 
         _emit(render_report(), args.output, "report")
         return
-    from engine.trace import render_trace
+    from engine.trace import CHAPTER_TRACE, experiment, render_trace
 
-    _emit(render_trace(args.trace_id), args.output, "trace")
+    if args.report is not None and args.trace_id != CHAPTER_TRACE:
+        raise EngineError(f"--report goes with {CHAPTER_TRACE}, whose learner report it is")
+    results = experiment(args.trace_id)()
+    _emit(render_trace(args.trace_id, results), args.output, "trace")
+    if args.report is not None:
+        from engine.report import render_report
+
+        # One run, two renderings: the report can never describe another run than the trace.
+        _emit(render_report(results), args.report, "report")
 
 
 def _emit(text: str, output: Path | None, what: str) -> None:

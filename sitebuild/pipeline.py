@@ -46,7 +46,7 @@ KEY_STAMP = "KEY"
 # engine sources are not hashed again); the build package (gates, hook, server) is left out so
 # that editing it re-runs nothing here.
 RENDER_PACKAGES = ("tracefile", "diagrams")
-RENDER_DISTRIBUTIONS = ("numpy", "jinja2", "markupsafe")
+RENDER_DISTRIBUTIONS = ("numpy", "jinja2", "markupsafe", "matplotlib")
 # The modules every engine run goes through, besides the experiment's own.
 ENGINE_ENTRY = ("engine.__main__", "engine.trace")
 # The zip epoch (1980-01-01): a fixed build date when there is no commit to take one from.
@@ -55,10 +55,10 @@ FALLBACK_EPOCH = 315532800
 
 @dataclass(frozen=True)
 class EngineJob:
-    """One engine run: its name, its output file and the command-line arguments."""
+    """One engine run: its name, the files it writes and the command-line arguments."""
 
     name: str
-    file: str
+    files: tuple[str, ...]
     args: tuple[str, ...]
     modules: tuple[str, ...]
 
@@ -66,18 +66,21 @@ class EngineJob:
 @dataclass(frozen=True)
 class JobResult:
     job: EngineJob
-    data: bytes
+    files: dict[str, bytes]
     status: str
     seconds: float
 
 
 def engine_jobs() -> list[EngineJob]:
-    """One job per declared trace, then the learner report."""
-    jobs = [EngineJob(trace_id, schema.file_name, ("trace", trace_id, "-o", schema.file_name),
-                      (schema.producer_module, *ENGINE_ENTRY))
-            for trace_id, schema in SCHEMAS.items()]
-    jobs.append(EngineJob("learner-report", REPORT_NAME, ("report", "-o", REPORT_NAME),
-                          ("engine.report", "engine.__main__")))
+    """One job per declared trace; the chapter's also writes its learner report."""
+    jobs = []
+    for trace_id, schema in SCHEMAS.items():
+        files, args = (schema.file_name,), ("trace", trace_id, "-o", schema.file_name)
+        modules = (schema.producer_module, *ENGINE_ENTRY)
+        if trace_id == CHAPTER_TRACE:
+            files, args = (*files, REPORT_NAME), (*args, "--report", REPORT_NAME)
+            modules = (*modules, "engine.report")
+        jobs.append(EngineJob(trace_id, files, args, modules))
     return jobs
 
 
@@ -152,13 +155,12 @@ def run_engine(root: Path, cache: Cache, jobs: list[EngineJob] | None = None,
     for job in jobs:
         files, _ = cache.lookup(f"engine-{job.name}", keys[job.name])
         if files is not None:
-            results[job.name] = JobResult(job, files[job.file], "cached", 0.0)
+            results[job.name] = JobResult(job, files, "cached", 0.0)
     todo = [job for job in jobs if job.name not in results]
     if todo:
         workdir = workdir or cache.root.parent
         for result in _run_jobs(root, todo, workdir):
-            cache.store(f"engine-{result.job.name}", keys[result.job.name],
-                        {result.job.file: result.data})
+            cache.store(f"engine-{result.job.name}", keys[result.job.name], result.files)
             results[result.job.name] = result
     return [results[job.name] for job in jobs]
 
@@ -180,11 +182,12 @@ def _run_jobs(root: Path, jobs: list[EngineJob], workdir: Path) -> list[JobResul
             if code != 0:
                 raise BuildError("engine", f"`python -m engine {' '.join(job.args)}` exited "
                                  f"with {code}: {_last_line(err.decode('utf-8', 'replace'))}")
-            out = Path(tmp) / job.file
-            if not out.is_file():
+            missing = [name for name in job.files if not (Path(tmp) / name).is_file()]
+            if missing:
                 raise BuildError("engine", f"`python -m engine {' '.join(job.args)}` wrote "
-                                 f"no {job.file}")
-            done.append(JobResult(job, out.read_bytes(), "ran", took))
+                                 f"no {missing[0]}")
+            files = {name: (Path(tmp) / name).read_bytes() for name in job.files}
+            done.append(JobResult(job, files, "ran", took))
         return done
 
 
@@ -229,12 +232,14 @@ def render_generated(traces: TraceSet) -> dict[str, bytes]:
     return files
 
 
-def generate(root: Path, traces: TraceSet, target: Path, cache: Cache) -> str:
-    """Make ``target`` hold the generated files for ``traces``; return the cache status."""
+def generate(root: Path, traces: TraceSet, target: Path, cache: Cache
+             ) -> tuple[str, dict[str, bytes]]:
+    """Make ``target`` hold the generated files for ``traces``; return the cache status and
+    the files."""
     key = generated_key(root, traces)
     files, status = cache.fetch_or_build("generated", key, lambda: render_generated(traces))
     write_folder(target, {**files, KEY_STAMP: key.encode("ascii")})
-    return status
+    return status, files
 
 
 class GatesFailed(BuildError):
@@ -250,8 +255,12 @@ class GatesFailed(BuildError):
         return self.message
 
 
-def run_gates(site_dir: Path, traces: TraceSet) -> list[object]:
-    """The gates' findings on a built site (imported late: they load a lot)."""
+def run_gates(site_dir: Path, traces: TraceSet,
+              generated: dict[str, bytes] | None = None) -> list[object]:
+    """The gates' findings on a built site (imported late: they load a lot). ``generated``:
+    the diagrams this build rendered from ``traces``, which the figure check then reuses."""
     from sitebuild.gates import run_gates as gates
 
-    return list(gates(site_dir, traces))
+    rendered = {name[: -len(".svg")]: data.decode("utf-8")
+                for name, data in (generated or {}).items() if name.endswith(".svg")}
+    return list(gates(site_dir, traces, rendered=rendered))

@@ -230,12 +230,12 @@ def test_generated_key_follows_the_graphviz_version(tmp_path: Path,
 
 def test_generate_hits_misses_and_repairs(tmp_path: Path) -> None:
     cache, target = Cache(tmp_path / "cache"), tmp_path / "generated"
-    assert pipeline.generate(ROOT, golden_trace(), target, cache) == "miss"
+    assert pipeline.generate(ROOT, golden_trace(), target, cache)[0] == "miss"
     fresh = {p.name: p.read_bytes() for p in target.iterdir()}
     assert {"forward.svg", "backward.svg", "checks.svg", "stack.svg"} <= set(fresh)
-    assert pipeline.generate(ROOT, golden_trace(), target, cache) == "hit"
+    assert pipeline.generate(ROOT, golden_trace(), target, cache)[0] == "hit"
     entry = next((tmp_path / "cache").glob("generated-*"))
     (entry / "forward.svg").write_text("<svg>stale</svg>")
-    assert pipeline.generate(ROOT, golden_trace(), target, cache).startswith("rebuilt (hash")
+    assert pipeline.generate(ROOT, golden_trace(), target, cache)[0].startswith("rebuilt (hash")
     assert {p.name: p.read_bytes() for p in target.iterdir()} == fresh
-    assert pipeline.generate(ROOT, golden_trace("4e-10"), target, cache) == "miss"
+    assert pipeline.generate(ROOT, golden_trace("4e-10"), target, cache)[0] == "miss"

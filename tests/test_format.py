@@ -5,9 +5,11 @@ from __future__ import annotations
 import html
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from diagrams.errors import RenderError
-from diagrams.format import format_value, number_tokens, traced
+from diagrams.format import format_value, number_tokens, positional, traced
 from tracefile import Trace
 from tracefile.errors import TracePathError
 
@@ -109,3 +111,13 @@ def test_number_tokens_round_trip_every_formatted_value(trace: Trace) -> None:
     for value, fmt in [(trace.stack[4].plain, "fixed6"), (trace.gradcheck.step, "exact")]:
         shown = format_value(value, fmt)
         assert number_tokens(shown) and all(token in shown for token in number_tokens(shown))
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_positional_matches_numpy_shortest_positional(value: float) -> None:
+    # The site formats without numpy (it is not imported on the site side); numpy's
+    # format_float_positional(unique=True, trim="-") is the reference for the same digits.
+    import numpy as np
+
+    assert positional(value) == np.format_float_positional(value, unique=True, trim="-")

@@ -57,11 +57,12 @@ FOOTNOTE_BACKREF_TITLE = re.compile(r"Jump back to footnote [0-9]+ in the text")
 
 
 def audit_site(site_dir: Path, trace: Trace | TraceSet,
-               references: Mapping[str, Reference] | None = None) -> list[Finding]:
+               references: Mapping[str, Reference] | None = None,
+               rendered: Mapping[str, str] | None = None) -> list[Finding]:
     """Audit every HTML page under `site_dir` against the traces and the bibliography
     (`references`; default: the project's `mkdocs.yml` `extra.references`)."""
     refs = project_references() if references is None else references
-    citations, diagrams = rendered_citations(refs), ExpectedDiagrams(chapter_of(trace))
+    citations, diagrams = rendered_citations(refs), ExpectedDiagrams(chapter_of(trace), rendered)
     findings: list[Finding] = []
     for page, text in html_pages(site_dir):
         findings.extend(audit_page(page, text, trace, diagrams, citations))

@@ -14,6 +14,7 @@ when it fails the diagram cannot be vouched for, which is a finding too.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
@@ -100,10 +101,16 @@ class _SvgParser(HTMLParser):
 
 
 class ExpectedDiagrams:
-    """Each registered diagram re-rendered from one trace, rendered once and on demand."""
+    """Each registered diagram re-rendered from one trace, rendered once and on demand.
 
-    def __init__(self, trace: Trace) -> None:
+    ``rendered`` may hand over SVGs the caller has just rendered from this very trace with the
+    same code (the build's generate phase), so a build does not run Graphviz twice; `check`
+    passes none and renders afresh.
+    """
+
+    def __init__(self, trace: Trace, rendered: Mapping[str, str] | None = None) -> None:
         self.trace = trace
+        self.rendered = dict(rendered or {})
         self._items: dict[str, list[Item] | str] = {}
 
     def items(self, name: str) -> list[Item] | str:
@@ -113,7 +120,8 @@ class ExpectedDiagrams:
 
             try:
                 parser = _SvgParser()
-                parser.feed(render_diagram(name, self.trace))
+                svg = self.rendered.get(name) or render_diagram(name, self.trace)
+                parser.feed(svg)
                 parser.close()
                 self._items[name] = parser.svg.items if parser.svg else "no <svg> rendered"
             except LocatedError as err:

@@ -1,0 +1,71 @@
+"""Tests for the engine phase in sitebuild/pipeline.py and sitebuild/closure.py: one job per
+declared trace, each cached under the source closure of what it runs."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sitebuild import pipeline
+from sitebuild.cache import Cache
+from sitebuild.closure import source_closure
+from tracefile import SCHEMAS, parse_trace
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTER = "residual-connections-v1"
+
+
+def fake_root(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    for name in ("engine", "tracefile"):
+        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def job(name: str) -> pipeline.EngineJob:
+    return next(j for j in pipeline.engine_jobs() if j.name == name)
+
+
+def test_one_job_per_declared_trace_the_chapters_with_its_report() -> None:
+    jobs = pipeline.engine_jobs()
+    assert [j.name for j in jobs] == list(SCHEMAS)
+    assert job(CHAPTER).files == (f"{CHAPTER}.trace", "learner-report.txt")
+
+
+def test_the_closure_follows_lazy_relative_and_submodule_imports(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("from . import leaf\n")
+    (pkg / "sub" / "leaf.py").write_text("def f():\n    from pkg import lazy\n")
+    (pkg / "lazy.py").write_text("import json\nfrom pkg.sub import (\n    leaf,\n)\n")
+    (pkg / "unused.py").write_text("")
+    found = [p.relative_to(tmp_path).as_posix() for p in source_closure(tmp_path, ["pkg.sub"])]
+    assert found == ["pkg/__init__.py", "pkg/lazy.py", "pkg/sub/__init__.py", "pkg/sub/leaf.py"]
+
+
+def test_a_job_key_follows_exactly_its_closure(tmp_path: Path) -> None:
+    root = fake_root(tmp_path)
+    before = pipeline.job_key(root, job(CHAPTER))
+    (root / "engine" / "experiments_elsewhere.py").write_text("x = 1\n")  # imported by nobody
+    assert pipeline.job_key(root, job(CHAPTER)) == before
+    with (root / "engine" / "fixtures" / "stack.py").open("a") as f:
+        f.write("\n# edited\n")
+    assert pipeline.job_key(root, job(CHAPTER)) != before
+
+
+@pytest.mark.slow
+def test_jobs_run_once_then_come_from_the_cache(tmp_path: Path) -> None:
+    cache = Cache(tmp_path / "cache")
+    first = pipeline.run_engine(ROOT, cache, None, tmp_path)
+    assert [r.status for r in first] == ["ran"] * len(first)
+    again = pipeline.run_engine(ROOT, cache, None, tmp_path)
+    assert [r.status for r in again] == ["cached"] * len(again)
+    assert [r.files for r in again] == [r.files for r in first]
+    chapter = next(r for r in first if r.job.name == CHAPTER)
+    assert parse_trace(chapter.files[f"{CHAPTER}.trace"]).trace_id == CHAPTER
+    assert chapter.files["learner-report.txt"] == (ROOT / "tests" / "golden" /
+                                                   "learner-report.txt").read_bytes()
+    assert not any(tmp_path.glob("engine-*")), "the engine's scratch folder was left behind"
