@@ -33,13 +33,13 @@ from tracefile import Trace
 __all__ = ["backward_dot", "checks_dot", "forward_dot", "stack_dot"]
 
 
-def vx(trace: Trace, path: str) -> str:
+def exact(trace: Trace, path: str) -> str:
     """The exact display of a traced value: short labels keep the split/merge diagrams legible
     at page width (escaping happens when the label is built)."""
     return format_value(trace.resolve(path), "exact")
 
 
-def v6(trace: Trace, path: str) -> str:
+def fixed6(trace: Trace, path: str) -> str:
     """The fixed6 display of a traced value: the stack's columns line up digit by digit."""
     return format_value(trace.resolve(path), "fixed6")
 
@@ -73,13 +73,13 @@ def _split_merge(name: str, source: Card, identity: Card, branch: Card, result: 
 
 def forward_dot(trace: Trace) -> str:
     """x splits into the identity path and the learned branch F(x); they add to give y."""
-    x = vx(trace, "FORWARD.input")
+    source = exact(trace, "FORWARD.input")
     return _split_merge(
         "forward",
-        ("Input", f"x = {x}"),
-        ("Identity path", f"x = {x}"),
-        ("Learned branch", f"F(x) = {vx(trace, 'FORWARD.branch')}"),
-        ("Residual output", "y = x + F(x)", f"y = {vx(trace, 'FORWARD.output')}"),
+        ("Input", f"x = {source}"),
+        ("Identity path", f"x = {source}"),
+        ("Learned branch", f"F(x) = {exact(trace, 'FORWARD.branch')}"),
+        ("Residual output", "y = x + F(x)", f"y = {exact(trace, 'FORWARD.output')}"),
     )
 
 
@@ -87,43 +87,43 @@ def backward_dot(trace: Trace) -> str:
     """ȳ reaches x twice: once unchanged (identity) and once through J_F(x)ᵀ; the two add."""
     return _split_merge(
         "backward",
-        ("Upstream gradient", f"ȳ = {vx(trace, 'BACKWARD.upstream')}"),
-        ("Identity contribution", f"ȳ = {vx(trace, 'BACKWARD.identity')}"),
-        ("Branch contribution", f"J_F(x)ᵀȳ = {vx(trace, 'BACKWARD.branch')}"),
-        ("Input gradient", "x̄ = ȳ + J_F(x)ᵀȳ", f"x̄ = {vx(trace, 'BACKWARD.input')}"),
+        ("Upstream gradient", f"ȳ = {exact(trace, 'BACKWARD.upstream')}"),
+        ("Identity contribution", f"ȳ = {exact(trace, 'BACKWARD.identity')}"),
+        ("Branch contribution", f"J_F(x)ᵀȳ = {exact(trace, 'BACKWARD.branch')}"),
+        ("Input gradient", "x̄ = ȳ + J_F(x)ᵀȳ", f"x̄ = {exact(trace, 'BACKWARD.input')}"),
     )
 
 
-def _check_cards(t: Trace) -> dict[str, tuple[str, list[str]]]:
+def _check_cards(trace: Trace) -> dict[str, tuple[str, list[str]]]:
     """Card id → (heading, lines) of the checks panel, every value read by its trace path."""
     return {
         "parameter": ("Branch-owned parameter", [
-            vx(t, "PARAMETER.name"),
-            f"W shape = {vx(t, 'PARAMETER.shape')}",
-            f"W̄ = {vx(t, 'PARAMETER.gradient')}",
+            exact(trace, "PARAMETER.name"),
+            f"W shape = {exact(trace, 'PARAMETER.shape')}",
+            f"W̄ = {exact(trace, 'PARAMETER.gradient')}",
         ]),
         "zero": ("Zero-weight branch", [
-            vx(t, "ZERO-BRANCH.name"),
-            f"F(x) vanishes: y = x = {vx(t, 'ZERO-BRANCH.output')}",
-            f"x̄ = ȳ = {vx(t, 'ZERO-BRANCH.input-gradient')}",
-            f"W̄ = {vx(t, 'ZERO-BRANCH.weight-gradient')}",
-            f"W̄ nonzero = {vx(t, 'ZERO-BRANCH.weight-gradient-nonzero')}",
+            exact(trace, "ZERO-BRANCH.name"),
+            f"F(x) vanishes: y = x = {exact(trace, 'ZERO-BRANCH.output')}",
+            f"x̄ = ȳ = {exact(trace, 'ZERO-BRANCH.input-gradient')}",
+            f"W̄ = {exact(trace, 'ZERO-BRANCH.weight-gradient')}",
+            f"W̄ nonzero = {exact(trace, 'ZERO-BRANCH.weight-gradient-nonzero')}",
         ]),
         "shape": ("Broadcastable is still invalid", [
-            f"identity {vx(t, 'SHAPE-ERROR.identity')} vs branch {vx(t, 'SHAPE-ERROR.branch')}",
-            f"generic addition: broadcastable = {vx(t, 'SHAPE-ERROR.broadcastable')}",
-            f"residual merge: rejected = {vx(t, 'SHAPE-ERROR.rejected')}",
+            f"identity {exact(trace, 'SHAPE-ERROR.identity')} vs branch {exact(trace, 'SHAPE-ERROR.branch')}",
+            f"generic addition: broadcastable = {exact(trace, 'SHAPE-ERROR.broadcastable')}",
+            f"residual merge: rejected = {exact(trace, 'SHAPE-ERROR.rejected')}",
         ]),
         "gradcheck": ("Sampled gradient check", [
-            f"input checks = {vx(t, 'GRADCHECK.input-checks')}, "
-            f"weight checks = {vx(t, 'GRADCHECK.weight-checks')}",
-            f"step = {vx(t, 'GRADCHECK.step')}, tolerance τ = {vx(t, 'GRADCHECK.tolerance')}",
-            f"passed = {vx(t, 'GRADCHECK.passed')}",
+            f"input checks = {exact(trace, 'GRADCHECK.input-checks')}, "
+            f"weight checks = {exact(trace, 'GRADCHECK.weight-checks')}",
+            f"step = {exact(trace, 'GRADCHECK.step')}, tolerance τ = {exact(trace, 'GRADCHECK.tolerance')}",
+            f"passed = {exact(trace, 'GRADCHECK.passed')}",
         ]),
         "proof": ("Verified residual properties", [
-            f"fixture {vx(t, 'CONFIG.name')}, shape(x) = {vx(t, 'CONFIG.shape')}",
-            f"identity = {vx(t, 'PROOF.identity')}, gradient = {vx(t, 'PROOF.gradient')}",
-            f"parameters = {vx(t, 'PROOF.parameters')}, broadcast = {vx(t, 'PROOF.broadcast')}",
+            f"fixture {exact(trace, 'CONFIG.name')}, shape(x) = {exact(trace, 'CONFIG.shape')}",
+            f"identity = {exact(trace, 'PROOF.identity')}, gradient = {exact(trace, 'PROOF.gradient')}",
+            f"parameters = {exact(trace, 'PROOF.parameters')}, broadcast = {exact(trace, 'PROOF.broadcast')}",
         ]),
     }
 
@@ -146,8 +146,8 @@ def checks_dot(trace: Trace) -> str:
 
 def stack_dot(trace: Trace) -> str:
     """Plain and residual four-layer stacks as two columns side by side, depth by depth."""
-    factor = vx(trace, "STACK-CONFIG.branch-factor")
-    keep = vx(trace, "STACK-CONFIG.residual-factor")
+    factor = exact(trace, "STACK-CONFIG.branch-factor")
+    keep = exact(trace, "STACK-CONFIG.residual-factor")
     # Top to bottom, unlike the other diagrams: two narrow columns read depth by depth like the
     # stack table and stay legible at phone width, where five-node rows would not.
     lines = opening("stack", rankdir="TB")
@@ -170,17 +170,17 @@ def _stack_row(trace: Trace, kind: str, title: str) -> list[str]:
     for record in trace.stack:
         depth = format_value(record.depth)
         node_id = f"{kind}_{depth}"
-        value = v6(trace, f"STACK[{depth}].{kind}")
+        value = fixed6(trace, f"STACK[{depth}].{kind}")
         merged = residual and record.depth > 0
         extra = {"peripheries": "2"} if merged else {}
-        cls = "value merge" if merged else "value"
-        lines.append("  " + node(node_id, table(f"depth {depth}", [value]), cls, **extra))
+        css_class = "value merge" if merged else "value"
+        lines.append("  " + node(node_id, table(f"depth {depth}", [value]), css_class, **extra))
         ids.append(node_id)
     for before, after in pairwise(ids):
         if residual:
             lines.append("  " + edge(before, after, "identity"))
         lines.append("  " + edge(before, after, "learned"))
-    grad = v6(trace, f"STACK-GRADIENT.{kind}")
+    grad = fixed6(trace, f"STACK-GRADIENT.{kind}")
     lines.append("  " + node(f"{kind}_gradient", table("Input gradient", [f"x̄ = {grad}"]),
                              "value gradient"))
     lines += ["  " + line for line in row([ids[-1], f"{kind}_gradient"])]

@@ -10,7 +10,7 @@ import pytest
 from opcheck import check_op, sample
 
 from engine.errors import ConfigError, ShapeError
-from engine.nn import StackConfig, build_stack
+from engine.nn import BlockStackConfig, build_stack
 from engine.nn.blocks import VARIANTS
 from engine.tensor import TensorValue
 
@@ -189,7 +189,7 @@ def test_bad_settings_and_shapes():
     with pytest.raises(ConfigError, match=r"^build_stack: depth must be a positive int, got 0"):
         build_stack(0, WIDTH, HIDDEN, seed=0)
     with pytest.raises(ConfigError, match=r"^build_stack: seed must be an int >= 0, got None"):
-        StackConfig(1, WIDTH, HIDDEN, "plain", None)  # type: ignore[arg-type]
+        BlockStackConfig(1, WIDTH, HIDDEN, "plain", None)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         build_stack(2, WIDTH, HIDDEN)  # type: ignore[call-arg]  # the seed is never implicit
     with pytest.raises(ShapeError) as caught:

@@ -8,7 +8,7 @@ Contract (row-vector convention, the stream ``h`` has shape ``[..., d]``):
   ``h ← h + α F(h)`` with a learned scalar ``α``; ``prenorm`` ``h ← h + F(norm(h))``;
   ``postnorm`` ``h ← norm(h + F(h))``. Every merge is `residual_add`, which refuses to
   broadcast. ``norm`` is `rms_norm` or `layer_norm` with a learned weight (and bias).
-- `build_stack` (settings in `StackConfig`) draws every matrix from its own generator,
+- `build_stack` (settings in `BlockStackConfig`) draws every matrix from its own generator,
   ``numpy.random.default_rng((seed, block, slot))``, so one seed fixes the whole stack and
   a block's ``W1`` does not depend on the variant or on how ``W2`` is initialized.
 - Parameter names: ``block{i}.w1``, ``block{i}.w2``, ``block{i}.alpha``,
@@ -106,7 +106,7 @@ class Block:
 class BlockStack:
     """Blocks applied in order to a stream of width ``config.width``."""
 
-    def __init__(self, blocks: list[Block], config: StackConfig) -> None:
+    def __init__(self, blocks: list[Block], config: BlockStackConfig) -> None:
         self.blocks, self.config, self.width = blocks, config, config.width
 
     def __call__(self, h: Any) -> TensorValue:
@@ -131,7 +131,7 @@ class BlockStack:
 
 
 @dataclass(frozen=True)
-class StackConfig:
+class BlockStackConfig:
     """Everything `build_stack` needs; checked on construction (`ConfigError`)."""
 
     depth: int
@@ -182,11 +182,12 @@ def build_stack(
     The scaled variant's ``α`` starts at ``alpha_init``; the default 0 makes every block
     the identity at initialization, as in ReZero (Bachlechner et al., 2020).
     """
-    config = StackConfig(depth, width, hidden, variant, seed, activation, init, norm, alpha_init)
+    config = BlockStackConfig(depth, width, hidden, variant, seed, activation, init, norm,
+                              alpha_init)
     return BlockStack([_build_block(config, index) for index in range(depth)], config)
 
 
-def _build_block(config: StackConfig, index: int) -> Block:
+def _build_block(config: BlockStackConfig, index: int) -> Block:
     name, width, hidden = f"block{index}", config.width, config.hidden
     # One generator per matrix: W1 must not depend on how (or whether) W2 draws.
     first = np.random.default_rng((int(config.seed), index, 1))

@@ -50,7 +50,7 @@ URL_SPECIFIER = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//|/|\./|\.\./)")
 
 
 @dataclass(frozen=True)
-class Reference:
+class LinkRef:
     """One URL found in a page: where, what, and whether the browser fetches it itself."""
 
     page: str
@@ -73,7 +73,7 @@ def source_needles(url: str) -> tuple[str, ...]:
 def check_links(site_dir: Path) -> list[Finding]:
     """Check every reference of every page and stylesheet under `site_dir`."""
     anchors: dict[str, frozenset[str]] = {}
-    references: list[Reference] = []
+    references: list[LinkRef] = []
     findings: list[Finding] = []
     for page, text in html_pages(site_dir):
         parser = _LinkParser(page)
@@ -92,7 +92,7 @@ def check_links(site_dir: Path) -> list[Finding]:
     return sorted(findings, key=Finding.sort_key)
 
 
-def css_references(site_dir: Path, css: Path) -> list[Reference]:
+def css_references(site_dir: Path, css: Path) -> list[LinkRef]:
     """Every `url(...)` and `@import` of a stylesheet: all are resources."""
     page = css.relative_to(site_dir).as_posix()
     text = read_text(css)
@@ -100,11 +100,11 @@ def css_references(site_dir: Path, css: Path) -> list[Reference]:
     for match in CSS_URL.finditer(text):
         url = (match.group(2) or match.group(4) or "").strip()
         line = text.count("\n", 0, match.start()) + 1
-        refs.append(Reference(page, line, url, resource=True))
+        refs.append(LinkRef(page, line, url, resource=True))
     return refs
 
 
-def check_reference(site_dir: Path, anchors: dict[str, frozenset[str]], ref: Reference) -> str:
+def check_reference(site_dir: Path, anchors: dict[str, frozenset[str]], ref: LinkRef) -> str:
     """Why `ref` is broken, or "" when it is fine."""
     parts = urlsplit(ref.url.strip())
     if parts.scheme.lower() in SKIPPED_SCHEMES:
@@ -153,7 +153,7 @@ class _LinkParser(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.page = page
         self.ids: dict[str, int] = {}
-        self.references: list[Reference] = []
+        self.references: list[LinkRef] = []
         self.findings: list[Finding] = []
         self.raw: str | None = None  # "style" or "script" while inside one
 
@@ -171,12 +171,12 @@ class _LinkParser(HTMLParser):
                 continue
             urls = _srcset_urls(value) if name == "srcset" else [value]
             for url in urls:
-                self.references.append(Reference(self.page, line, url, resource))
+                self.references.append(LinkRef(self.page, line, url, resource))
         self._scan(CSS_URL, attr(attrs, "style") or "", line)
         if tag == "meta" and (attr(attrs, "http-equiv") or "").lower() == "refresh":
             target = REFRESH_URL.match(attr(attrs, "content") or "")
             if target and target.group(2).strip():
-                self.references.append(Reference(self.page, line, target.group(2), True))
+                self.references.append(LinkRef(self.page, line, target.group(2), True))
         if tag == "style" or (tag == "script" and _is_javascript(attrs)):
             self.raw = tag
 
@@ -195,7 +195,7 @@ class _LinkParser(HTMLParser):
             if pattern is SCRIPT_IMPORT and not URL_SPECIFIER.match(url):
                 continue  # a bare module name is not a URL the browser would fetch
             at = line + text.count("\n", 0, match.start())
-            self.references.append(Reference(self.page, at, url, resource=True))
+            self.references.append(LinkRef(self.page, at, url, resource=True))
 
     def _anchor(self, name: str | None, line: int, duplicate_ok: bool = False) -> None:
         if not name:
