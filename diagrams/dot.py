@@ -110,20 +110,24 @@ def _check_cards(trace: Trace) -> dict[str, tuple[str, list[str]]]:
             f"W̄ nonzero = {exact(trace, 'ZERO-BRANCH.weight-gradient-nonzero')}",
         ]),
         "shape": ("Broadcastable is still invalid", [
-            f"identity {exact(trace, 'SHAPE-ERROR.identity')} vs branch {exact(trace, 'SHAPE-ERROR.branch')}",
+            f"identity {exact(trace, 'SHAPE-ERROR.identity')} "
+            f"vs branch {exact(trace, 'SHAPE-ERROR.branch')}",
             f"generic addition: broadcastable = {exact(trace, 'SHAPE-ERROR.broadcastable')}",
             f"residual merge: rejected = {exact(trace, 'SHAPE-ERROR.rejected')}",
         ]),
         "gradcheck": ("Sampled gradient check", [
             f"input checks = {exact(trace, 'GRADCHECK.input-checks')}, "
             f"weight checks = {exact(trace, 'GRADCHECK.weight-checks')}",
-            f"step = {exact(trace, 'GRADCHECK.step')}, tolerance τ = {exact(trace, 'GRADCHECK.tolerance')}",
+            f"step = {exact(trace, 'GRADCHECK.step')}, "
+            f"tolerance τ = {exact(trace, 'GRADCHECK.tolerance')}",
             f"passed = {exact(trace, 'GRADCHECK.passed')}",
         ]),
         "proof": ("Verified residual properties", [
             f"fixture {exact(trace, 'CONFIG.name')}, shape(x) = {exact(trace, 'CONFIG.shape')}",
-            f"identity = {exact(trace, 'PROOF.identity')}, gradient = {exact(trace, 'PROOF.gradient')}",
-            f"parameters = {exact(trace, 'PROOF.parameters')}, broadcast = {exact(trace, 'PROOF.broadcast')}",
+            f"identity = {exact(trace, 'PROOF.identity')}, "
+            f"gradient = {exact(trace, 'PROOF.gradient')}",
+            f"parameters = {exact(trace, 'PROOF.parameters')}, "
+            f"broadcast = {exact(trace, 'PROOF.broadcast')}",
         ]),
     }
 
