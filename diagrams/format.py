@@ -28,11 +28,12 @@ MINUS = "\u2212"
 
 # A number not glued to a word: "float64", "v1", "UTF-8", "h2" and "stack.0.branch" hold none.
 # The look-behind covers the sign too, so "UTF-8" yields neither "-8" nor "8"; the look-aheads
-# stop "2.25x" or "1.2.3" from yielding a shorter number by backtracking. A leading-dot
+# stop "2.25x" from yielding a shorter number by backtracking. Dotted runs ("1.6.1", a version)
+# are one number: a reader takes them for one, so they need a source like any other. A leading-dot
 # number (".5", "−.5") counts: a reader takes it for one. \d is any decimal digit, so
 # full-width or Arabic-Indic digits are numbers too (superscripts and subscripts are not).
 NUMBER_RE = re.compile(
-    r"(?<![\w.\-\u2212])[-\u2212]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+\u2212]?\d+)?"
+    r"(?<![\w.\-\u2212])[-\u2212]?(?:\d+(?:\.\d+)*|\.\d+)(?:[eE][-+\u2212]?\d+)?"
     r"(?![\w])(?!\.[\dA-Za-z_])"
 )
 

@@ -23,7 +23,7 @@ from tracefile import TraceSet
 from tracefile.files import write_atomic
 
 #: What the site is built from besides the traces (the drawing code is in the generated key).
-SITE_SOURCES = ("docs", "sitebuild", "mkdocs.yml", "build_site.py",
+SITE_SOURCES = ("docs", "sitebuild", "mkdocs.yml", "build_site.py", "requirements/lock.txt",
                 "node_modules/.package-lock.json")
 
 

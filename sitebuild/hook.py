@@ -17,8 +17,8 @@ Contract (MkDocs events):
   delimiters ``<#-- --#>``). Globals: ``tv``, ``diagram``, ``table``, ``trace`` (the page's
   trace: the chapter's, or the one its front matter names with ``trace: ID``), ``traces``
   (every trace, for the Trace page), ``raw_trace``, ``learner_report``, ``cite``
-  (``extra.references``). Any failure raises ``PageError`` whose ``str`` is
-  ``docs/page.md:LINE: message``.
+  (``extra.references``), ``pinned`` (a package's version, from the lock). Any failure
+  raises ``PageError`` whose ``str`` is ``docs/page.md:LINE: message``.
 - ``on_post_page``/``on_post_template``: strip ``<meta name="generator">`` so no tool
   version string reaches the site.
 Errors are ``HookError`` (a ``LocatedError`` that MkDocs' own CLI also reports on one line).
@@ -42,6 +42,7 @@ from mkdocs.structure.pages import Page
 
 from diagrams.format import traced
 from sitebuild.citations import load_references, render_citation
+from sitebuild.lockfile import pinned, render_pin
 from sitebuild.page_render import HookError, PageError, fenced, front_matter_lines, render_page
 from sitebuild.paths import (
     CHAPTER_TRACE,
@@ -234,6 +235,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     context: SiteContext = _state["context"]
     references = _state["references"]
     page_globals = {**context.page_globals(page.meta.get("trace", CHAPTER_TRACE)),
+                    "pinned": lambda name: render_pin(name, pinned(root, name)),
                     "cite": lambda key: render_citation(references, key)}
     return render_page(markdown, name, page_globals, offset)
 

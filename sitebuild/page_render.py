@@ -1,6 +1,6 @@
 """Rendering one page of ``docs/`` as a Jinja template, with located one-line errors.
 
-Role: the template half of the MkDocs hook (``diagrams/site_hook.py``), kept apart from
+Role: the template half of the MkDocs hook (``sitebuild/hook.py``), kept apart from
 the MkDocs events so that it can be tested without MkDocs.
 
 Contract:

@@ -2,56 +2,24 @@
 
 The lock is written by ``./dev lock`` (``uv pip compile --universal --generate-hashes``). Each
 package starts a line ``name==version``, followed by ``; marker`` when that pin holds only for
-some Pythons or systems, and by continuation lines of hashes and ``# via`` comments. These
-functions are pure apart from ``installed_versions``, so a test can feed them a made-up lock or
+some Pythons or systems, and by continuation lines of hashes and ``# via`` comments. The parser
+is the build's own (``sitebuild.lockfile``); these functions are pure apart from
+``installed_versions``, so a test can feed them a made-up lock or
 a made-up set of installed packages.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
 from packaging.markers import Marker
 from packaging.version import InvalidVersion, Version
 
+from sitebuild.lockfile import Pin, normalize
+
 LOCK = Path(__file__).resolve().parent.parent / "requirements" / "lock.txt"
-
-_PIN = re.compile(
-    r"(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)==(?P<version>[^\s;\\]+)"
-    r"\s*(?:;\s*(?P<marker>[^\\]+?))?\s*\\?\s*"
-)
-
-
-def normalize(name: str) -> str:
-    """A distribution name in PEP 503 form: ``PyYAML`` and ``pyyaml`` are the same package."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-@dataclass(frozen=True)
-class Pin:
-    name: str  # normalized
-    version: str
-    marker: str | None  # None: the pin holds everywhere
-    line: int
-
-
-def parse_lock(text: str, origin: str = "lock") -> list[Pin]:
-    """Every pin of a lock, in file order. Anything that is neither a pin, a continuation line
-    (hashes), a comment nor blank is an error: the lock must pin every package exactly."""
-    pins = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("#") or (raw[:1].isspace() and line.startswith("--hash=")):
-            continue
-        match = _PIN.fullmatch(line)
-        if match is None:
-            raise ValueError(f"{origin}:{number}: expected 'name==version', got {line!r}")
-        pins.append(Pin(normalize(match["name"]), match["version"], match["marker"], number))
-    return pins
 
 
 def locked_versions(pins: Iterable[Pin], environment: Mapping[str, str] | None = None) -> dict:

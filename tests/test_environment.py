@@ -13,12 +13,12 @@ from lock_support import (
     installed_versions,
     locked_versions,
     mismatches,
-    normalize,
-    parse_lock,
     report,
     unlocked,
 )
 from packaging.requirements import Requirement
+
+from sitebuild.lockfile import normalize, parse_lock
 
 PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 

@@ -93,7 +93,7 @@ def test_traced_escapes_hostile_names(hostile_trace: Trace, hostile_name: str) -
     ("(0.5)", ["0.5"]),
     ("float64 v1 UTF-8 residual-connections-v1 h2 x_1 F5", []),
     ("residual.stack.0.branch.weight", []),
-    ("version 1.2.3", []),
+    ("version 1.2.3", ["1.2.3"]),
     ("2.25x or 3em", []),
     ("x̄₁ and ᵀ", []),
     # A leading-dot number is still a number to a reader.

@@ -10,9 +10,10 @@ Contract (gate name "audit"), applied to the article content
   `pages.READER_ATTRS` / `pages.SHOWN_ATTRS` (alt, title, aria-label, ...). Exempt only by
   structure, never by a class name an author could add: code listings as the highlighter
   writes them (`pages.is_listing_code`), scripts, styles and templates, a footnote
-  reference's own number, and a `<cite class="citation">` whose HTML is exactly one rendered
-  from the bibliography (`bibliography.rendered_citations`); a citation that is not is
-  audited like prose;
+  reference's own number, a `<cite class="citation">` whose HTML is exactly one rendered
+  from the bibliography (`bibliography.rendered_citations`), and a `<code class="pinned">`
+  package version exactly as rendered from the lock for the installed version
+  (`sitebuild.lockfile`); a citation or version that is not is audited like prose;
 - every inline SVG must read exactly like its diagram re-rendered from the trace
   (`sitebuild.gates.figures`).
 Theme chrome outside the article (header, navigation, footer) is not audited, nor is the prose
@@ -29,7 +30,7 @@ from pathlib import Path
 
 from diagrams.format import format_value, number_tokens
 from sitebuild.citations import Reference
-from sitebuild.gates.bibliography import project_references, rendered_citations
+from sitebuild.gates.bibliography import ROOT, project_references, rendered_citations
 from sitebuild.gates.figures import ExpectedDiagrams, SvgText, compare_svg, svg_text
 from sitebuild.gates.pages import (
     READER_ATTRS,
@@ -41,12 +42,14 @@ from sitebuild.gates.pages import (
     html_pages,
     is_listing_code,
 )
+from sitebuild.lockfile import pinned, render_pin
 from sitebuild.paths import CHAPTER_TRACE
 from tracefile import Trace, TraceSet
 from tracefile.errors import LocatedError, shorten
 from tracefile.values import trace_repr
 
 GATE = "audit"
+PIN_HTML = re.compile(r'<code class="pinned" data-lock="([a-z0-9-]+)">[^<]*</code>')
 HIDDEN_TAGS = frozenset({"script", "style", "template"})  # never displayed
 CONTEXT = 20  # characters shown on each side of an untagged number
 THEME_PAGES = frozenset({"404.html"})  # rendered from Material's template, not from docs/
@@ -116,8 +119,11 @@ class _Chunk:
 
 @dataclass
 class _Citation:
-    start: int  # offset of `<cite` in the page
+    """A vetted element being read: a citation (`cite`) or a package version (`code`)."""
+
+    start: int  # offset of its start tag in the page
     depth: int
+    tag: str
     chunks: list[_Chunk] = field(default_factory=list)
 
 
@@ -165,9 +171,11 @@ class _AuditParser(HTMLParser):
             fmt = attr(attrs, "data-format") or "exact"
             self.span = _TracedSpan(attr(attrs, "data-trace"), fmt, attr(attrs, "title"), line)
             self.span_depth = len(self.stack)
-        if frame.tag == "cite" and "citation" in frame.classes and self.cite is None:
+        vetted = (frame.tag == "cite" and "citation" in frame.classes) or (
+            frame.tag == "code" and "pinned" in frame.classes)
+        if vetted and self.cite is None:
             row, col = self.getpos()
-            self.cite = _Citation(self.line_starts[row - 1] + col, len(self.stack))
+            self.cite = _Citation(self.line_starts[row - 1] + col, len(self.stack), frame.tag)
         if frame.hidden:
             return
         for name in (*READER_ATTRS, *SHOWN_ATTRS.get(frame.tag, ())):
@@ -196,7 +204,7 @@ class _AuditParser(HTMLParser):
             self.span = None
         if self.cite is not None and len(self.stack) <= self.cite.depth:
             cite, self.cite = self.cite, None  # its chunks now go to the page's list
-            self._close_citation(cite, closed_here=tag == "cite" and depth == cite.depth)
+            self._close_citation(cite, closed_here=tag == cite.tag and depth == cite.depth)
 
     def handle_data(self, data: str) -> None:
         frame, line = self.stack[-1], self.getpos()[0]
@@ -221,10 +229,12 @@ class _AuditParser(HTMLParser):
         if closed_here:
             row, col = self.getpos()
             end = self.html.find(">", self.line_starts[row - 1] + col) + 1
-            if self.html[cite.start:end] in self.citations:
+            if self.html[cite.start:end] in self.citations or is_rendered_pin(
+                    self.html[cite.start:end]):
                 return
         for chunk in cite.chunks:
-            chunk.where += " of a citation not rendered from the bibliography (mkdocs.yml)"
+            chunk.where += (" of a citation or version not rendered from the bibliography "
+                            "(mkdocs.yml) or the lock (requirements/lock.txt)")
             self._pending(chunk)
 
     def finish(self, prose: bool = True) -> list[Finding]:
@@ -273,6 +283,18 @@ class _AuditParser(HTMLParser):
 
     def _report(self, line: int | None, message: str) -> None:
         self.findings.append(Finding(self.page, line, GATE, message))
+
+
+def is_rendered_pin(html: str) -> bool:
+    """A package version exactly as ``lockfile.render_pin`` writes it for the installed and
+    locked version of the package it names."""
+    found = PIN_HTML.fullmatch(html)
+    if found is None:
+        return False
+    try:
+        return html == str(render_pin(found[1], pinned(ROOT, found[1])))
+    except LocatedError:
+        return False
 
 
 def _is_footnote_ref(tag: str, attrs: list[tuple[str, str | None]], classes: frozenset[str],
