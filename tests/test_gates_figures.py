@@ -114,7 +114,8 @@ def test_a_diagram_that_cannot_be_rendered_is_reported(trace: Trace, stack_svg: 
 
 
 def test_diagram_from_another_trace_is_reported(trace: Trace, stack_svg: str) -> None:
-    other = parse_trace(trace.text.replace("residual-factor=0.75", "residual-factor=0.5"))
+    other = parse_trace(trace.text.replace("branch-factor=-0.25 residual-factor=0.75",
+                                           "branch-factor=-0.5 residual-factor=0.5"))
     findings = audit(other, stack_svg)
     assert findings and all("diagram 'stack'" in f.message for f in findings)
 

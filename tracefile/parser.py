@@ -55,8 +55,23 @@ def parse_trace(data: str | bytes, path: str = "<trace>",
     lines = split_lines(text, path, headers)
     found = identify(lines[0], path, schemas)
     check_frame(lines, path, found)
-    records = _Records(found, lines, path).parse()
-    return Trace(found, records, text, path)
+    walker = _Records(found, lines, path)
+    trace = Trace(found, walker.parse(), text, path)
+    check_invariants(trace, walker.first_line)
+    return trace
+
+
+def check_invariants(trace: Trace, lines: dict[str, int]) -> None:
+    """Raise TraceError at the first declared invariant the trace's values break."""
+    for invariant in trace.schema.invariants:
+        try:
+            left, right = invariant.sides(trace.resolve)
+        except (ArithmeticError, ValueError, TypeError, IndexError) as err:
+            left, right = f"cannot be evaluated ({err})", "a value"
+        if left != right or type(left) is not type(right):
+            raise TraceError(trace.path, lines.get(invariant.record),
+                             f"invariant {invariant.text} does not hold: the left side is "
+                             f"{shorten(repr(left))}, the right side {shorten(repr(right))}")
 
 
 class _Records:

@@ -10,6 +10,9 @@ Contract:
 - A keyed record (``keyed_by``) appears once per key value: numeric keys strictly increasing,
   word and name keys unique in the order written; with ``runs_to`` (``"RECORD.key"`` of an
   earlier once-record) its keys are exactly ``0..that``.
+- ``Invariant``s state what the values must satisfy among themselves (an output is the sum of
+  its parts, a check passed exactly when its error is within tolerance); the parser checks
+  them after the grammar, so a well-formed but false trace is rejected too.
 - ``Record``s are the parsed values of one line: immutable, compared by kind and values, with
   the grammar's keys as attributes (``-`` becomes ``_``).
 """
@@ -17,6 +20,7 @@ Contract:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -136,6 +140,21 @@ class Record:
 
 
 @dataclass(frozen=True)
+class Invariant:
+    """A rule a trace's values must obey, checked after parsing (a trace must agree with
+    itself, not only with the grammar).
+
+    ``sides(value)`` receives the resolver of value paths and returns the two sides that must
+    be equal (exactly: the engine computed both with the same float64 operations); ``record``
+    is the record whose line a violation is reported at.
+    """
+
+    text: str
+    record: str
+    sides: Callable[[Callable[[str], Any]], tuple[Any, Any]]
+
+
+@dataclass(frozen=True)
 class TraceSchema:
     """A versioned trace: its name, version, records in file order and what it is for.
 
@@ -149,6 +168,7 @@ class TraceSchema:
     producer: str
     title: str = ""
     doc: str = ""
+    invariants: tuple[Invariant, ...] = ()
     specs: dict[str, RecordSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -6,7 +6,12 @@ One ``Key`` per traced value. ``source`` paths point into the engine's ``Chapter
 
 from __future__ import annotations
 
-from tracefile.schema import Key, RecordSpec, TraceSchema
+from collections.abc import Callable
+from typing import Any
+
+from tracefile.schema import Invariant, Key, RecordSpec, TraceSchema
+
+Get = Callable[[str], Any]
 
 X = "CONFIG.shape"  # every vector of the merge has the input's shape
 W = "CONFIG.weight-shape"
@@ -79,8 +84,60 @@ RECORDS = (
     ), source="", doc="a second run gave the same bits"),
 )
 
+
+
+def _sum(get: Get, a: str, b: str) -> tuple[float, ...]:
+    return tuple(x + y for x, y in zip(get(a), get(b), strict=True))
+
+
+def _outer(get: Get, column: str, row: str) -> tuple[float, ...]:
+    """Row-major ``columnᵀ · row``: the weight gradient of ``x W`` seeded with ``ȳ``."""
+    return tuple(x * y for x in get(column) for y in get(row))
+
+
+INVARIANTS = (
+    Invariant("FORWARD.output = FORWARD.input + FORWARD.branch", "FORWARD",
+              lambda get: (get("FORWARD.output"), _sum(get, "FORWARD.input", "FORWARD.branch"))),
+    Invariant("BACKWARD.identity = BACKWARD.upstream", "BACKWARD",
+              lambda get: (get("BACKWARD.identity"), get("BACKWARD.upstream"))),
+    Invariant("BACKWARD.input = BACKWARD.identity + BACKWARD.branch", "BACKWARD",
+              lambda get: (get("BACKWARD.input"),
+                           _sum(get, "BACKWARD.identity", "BACKWARD.branch"))),
+    Invariant("PARAMETER.gradient = FORWARD.inputᵀ BACKWARD.upstream", "PARAMETER",
+              lambda get: (get("PARAMETER.gradient"),
+                           _outer(get, "FORWARD.input", "BACKWARD.upstream"))),
+    Invariant("ZERO-BRANCH.output = FORWARD.input", "ZERO-BRANCH",
+              lambda get: (get("ZERO-BRANCH.output"), get("FORWARD.input"))),
+    Invariant("ZERO-BRANCH.input-gradient = BACKWARD.upstream", "ZERO-BRANCH",
+              lambda get: (get("ZERO-BRANCH.input-gradient"), get("BACKWARD.upstream"))),
+    Invariant("ZERO-BRANCH.weight-gradient-nonzero = (ZERO-BRANCH.weight-gradient ≠ 0)",
+              "ZERO-BRANCH",
+              lambda get: (get("ZERO-BRANCH.weight-gradient-nonzero"),
+                           any(v != 0 for v in get("ZERO-BRANCH.weight-gradient")))),
+    Invariant("SHARED-OPERAND.gradient = 2 × SHARED-OPERAND.upstream", "SHARED-OPERAND",
+              lambda get: (get("SHARED-OPERAND.gradient"),
+                           tuple(2 * v for v in get("SHARED-OPERAND.upstream")))),
+    Invariant("STACK-CONFIG.residual-factor = 1 + STACK-CONFIG.branch-factor", "STACK-CONFIG",
+              lambda get: (get("STACK-CONFIG.residual-factor"),
+                           1.0 + get("STACK-CONFIG.branch-factor"))),
+    Invariant("STACK[0] = FORWARD.input, plain and residual", "STACK",
+              lambda get: ((get("STACK[0].plain"), get("STACK[0].residual")),
+                           (get("FORWARD.input"), get("FORWARD.input")))),
+    Invariant("RETENTION.depth = STACK-CONFIG.layers", "RETENTION",
+              lambda get: (get("RETENTION.depth"), get("STACK-CONFIG.layers"))),
+    Invariant("RETENTION = STACK-GRADIENT[0] / BACKWARD.upstream[0], plain and residual",
+              "RETENTION",
+              lambda get: ((get("RETENTION.plain"), get("RETENTION.residual")),
+                           (get("STACK-GRADIENT.plain[0]") / get("BACKWARD.upstream[0]"),
+                            get("STACK-GRADIENT.residual[0]") / get("BACKWARD.upstream[0]")))),
+    Invariant("GRADCHECK.passed = (GRADCHECK.max-error ≤ GRADCHECK.tolerance)", "GRADCHECK",
+              lambda get: (get("GRADCHECK.passed"),
+                           get("GRADCHECK.max-error") <= get("GRADCHECK.tolerance"))),
+)
+
 SCHEMA = TraceSchema(
     "residual-connections", 1, RECORDS, "engine.fixtures.chapter:chapter_results",
     title="The chapter",
     doc="the fixtures of the chapter page: the merge, its gradient, edge cases, the stack",
+    invariants=INVARIANTS,
 )
