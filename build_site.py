@@ -19,6 +19,7 @@ Set ``RESIDUAL_DEBUG=1`` to see the traceback of an unexpected internal error.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
 import sys
@@ -33,8 +34,8 @@ from sitebuild.cache import Cache
 from sitebuild.errors import BuildError
 from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, BuildSettings
 from sitebuild.publish import write_folder
-from tracefile import SCHEMAS, TraceSet, load_trace
-from tracefile.errors import LocatedError
+from tracefile import SCHEMAS, TraceSet, load_trace, parse_trace
+from tracefile.errors import LocatedError, shorten
 
 ROOT = Path(__file__).resolve().parent
 BUILD = ROOT / "build"
@@ -77,10 +78,12 @@ class Progress:
 
 @dataclass(frozen=True)
 class BuildInputs:
-    """The trace files by id and the learner report (None: not supplied)."""
+    """The trace files by id, the learner report (None: not supplied) and the ids of traces
+    given by --trace that differ from the engine's run (published only with a banner)."""
 
     traces: dict[str, Path]
     report: Path | None
+    unverified: tuple[str, ...] = ()
 
 
 def shown(path: Path) -> str:
@@ -92,21 +95,43 @@ def shown(path: Path) -> str:
 
 
 def engine_phase(args: argparse.Namespace, cache: Cache, progress: Progress) -> BuildInputs:
-    """Run (or take from the cache) every engine job except the traces given by --trace."""
+    """Run (or take from the cache) every engine job, and hold each --trace file against the
+    engine's own run of that trace: a difference stops the build unless --unverified-trace."""
     given = given_traces(args.trace)
     trace_dir = args.build_dir / "trace"
-    jobs = [job for job in pipeline.engine_jobs() if job.name not in given]
     with progress.phase("engine") as notes:
-        results = pipeline.run_engine(ROOT, cache, jobs, args.build_dir)
-        if results:
-            write_folder(trace_dir, {name: data for r in results for name, data in r.files.items()})
+        results = pipeline.run_engine(ROOT, cache, None, args.build_dir)
+        write_folder(trace_dir, {name: data for r in results for name, data in r.files.items()})
         ran = [r for r in results if r.status == "ran"]
-        notes.append(f"{len(results)} job(s), {len(ran)} run, {len(results) - len(ran)} cached"
-                     + (f"; {len(given)} trace(s) from --trace" if given else ""))
+        notes.append(f"{len(results)} job(s), {len(ran)} run, {len(results) - len(ran)} cached")
     for result in results:
         took = f"{result.seconds:.2f}s" if result.status == "ran" else "cached"
         progress.detail(f"{result.job.name:<28} {took}")
-    return inputs_on_disk(args, given)
+    fresh = {trace_id: trace_dir / SCHEMAS[trace_id].file_name for trace_id in SCHEMAS}
+    differ = tuple(trace_id for trace_id, path in given.items()
+                   if not same_as_engine(path, fresh[trace_id], args.unverified_trace))
+    for trace_id in given:
+        progress.detail(f"--trace {trace_id}: " + ("differs from the engine's run (published "
+                        "with a banner)" if trace_id in differ else "equals the engine's run"))
+    return dataclasses.replace(inputs_on_disk(args, given), unverified=differ)
+
+
+def same_as_engine(path: Path, fresh: Path, allowed: bool) -> bool:
+    """Whether a --trace file equals the engine's fresh trace; a difference is an error naming
+    its first line, unless ``allowed`` (--unverified-trace)."""
+    mine, theirs = path.read_bytes().split(b"\n"), fresh.read_bytes().split(b"\n")
+    if mine == theirs:
+        return True
+    if allowed:
+        return False
+    padded = max(len(mine), len(theirs))
+    mine, theirs = mine + [b""] * (padded - len(mine)), theirs + [b""] * (padded - len(theirs))
+    line = next(i for i, (a, b) in enumerate(zip(mine, theirs, strict=True), 1) if a != b)
+    shown = theirs[line - 1].decode("utf-8", "replace") if line <= len(theirs) else "(end)"
+    raise BuildError(str(path), f"differs from a fresh run of the engine, which writes "
+                     f"{shorten(shown)!r} here; refusing to publish a trace the engine does "
+                     "not reproduce (--unverified-trace publishes it with a warning on every "
+                     "page)", line)
 
 
 def given_traces(files: list[Path] | None) -> dict[str, Path]:
@@ -141,7 +166,8 @@ def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> in
         report = _read_report(inputs.report)
         notes.append(f"{len(traces.traces)} trace(s)" + ("" if report else ", no report"))
     generated_key = pipeline.generated_key(ROOT, traces)
-    key = freshness.site_key(ROOT, traces, report, generated_key, args.site_url)
+    key = freshness.site_key(ROOT, traces, report, generated_key, args.site_url,
+                             inputs.unverified)
     if not args.force and freshness.is_up_to_date(build, out, key):
         progress.total(f"up to date: {shown(out)} was built from these inputs "
                        "(--force rebuilds)")
@@ -150,7 +176,7 @@ def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> in
         status, generated = pipeline.generate(ROOT, traces, build / "generated", cache)
         notes += [shown(build / "generated"), f"(cache {status})"]
     settings = BuildSettings(traces=dict(inputs.traces), report=inputs.report if report else None,
-                             generated=build / "generated")
+                             generated=build / "generated", unverified=inputs.unverified)
     _site_phases(args, progress, out, traces, settings, generated)
     freshness.record(build, out, key)
     progress.total(f"published {shown(out)}")
@@ -200,6 +226,8 @@ def cmd_serve(args: argparse.Namespace, progress: Progress) -> int:
         build_args += ["--trace", str(trace)]
     if args.report is not None:
         build_args += ["--report", str(args.report)]
+    if args.unverified_trace:
+        build_args.append("--unverified-trace")
     watch = tuple(p for p in (*(args.trace or ()), args.report) if p is not None)
     args.site_url = f"http://{SERVE_HOST}:{args.port}/"
     return serve(ROOT, args.out, build_args, SERVE_HOST, args.port, watch,
@@ -247,26 +275,30 @@ def inputs_on_disk(args: argparse.Namespace, given: dict[str, Path] | None = Non
 def cmd_check(args: argparse.Namespace, progress: Progress) -> int:
     """The check command: run the static gates on a built site and list the findings.
 
-    Each trace checked against is the engine's (``BUILD/trace/``) unless ``--trace`` names
-    one; the site's own published copy is used only when there is no engine trace, and is
-    always compared byte for byte with the checked trace by the gates.
+    The truth is always a run of the engine (fresh, or from the cache keyed by everything the
+    engine runs): each ``--trace`` must equal it, and the gates compare the site, its
+    published traces included, against it byte for byte.
     """
     site: Path = args.site
     if not (site / "index.html").is_file():
         raise BuildError(shown(site), "no built site here (no index.html); "
                                   "run `python build_site.py build` first")
     given = given_traces(args.trace)
+    with progress.phase("engine") as notes:
+        results = pipeline.run_engine(ROOT, Cache(args.build_dir / "cache"), None,
+                                      args.build_dir)
+        fresh = {name: data for r in results for name, data in r.files.items()}
+        ran = sum(r.status == "ran" for r in results)
+        notes.append(f"{len(results)} job(s), {ran} run, {len(results) - ran} cached")
     with progress.phase("parse") as notes:
         loaded = {}
         for trace_id, schema in SCHEMAS.items():
-            engine_copy = args.build_dir / "trace" / schema.file_name
-            path = given.get(trace_id) or (engine_copy if engine_copy.is_file()
-                                           else site / "trace" / schema.file_name)
-            loaded[trace_id] = load_trace(path, schema)
-            notes.append(shown(path))
-            if trace_id not in given and path != engine_copy:
-                notes.append(f"(no engine trace in {shown(engine_copy.parent)}: using the "
-                             "site's own copy)")
+            loaded[trace_id] = parse_trace(fresh[schema.file_name],
+                                           f"<engine run of {trace_id}>", schema)
+            if trace_id in given and given[trace_id].read_bytes() != fresh[schema.file_name]:
+                raise BuildError(str(given[trace_id]), "differs from a fresh run of the engine; "
+                                 "check compares sites with what the engine computes")
+        notes.append(f"{len(loaded)} trace(s) from the engine")
         traces = TraceSet(loaded, CHAPTER_TRACE)
     with progress.phase("gates") as notes:
         findings = [f.shown_as(shown(site)) for f in pipeline.run_gates(site, traces)]
@@ -284,6 +316,9 @@ def _add_trace_options(parser: argparse.ArgumentParser) -> None:
                         "(repeatable; each file's header says which trace it is)")
     parser.add_argument("--report", type=Path, metavar="FILE",
                         help="learner report to show with --trace (default: none)")
+    parser.add_argument("--unverified-trace", action="store_true",
+                        help="publish --trace files that differ from a fresh run of the "
+                        "engine, with a warning banner on every page (default: refuse)")
     parser.add_argument("--out", type=Path, default=ROOT / "site", metavar="DIR",
                         help="output folder, replaced atomically (default: site/ in the project)")
     parser.add_argument("--build-dir", type=Path, default=BUILD, metavar="DIR",

@@ -1,12 +1,13 @@
 """"Up to date": one key over everything a published site depends on.
 
-Contract: ``site_key(root, traces, report, generated_key, site_url)`` hashes the trace texts,
-the report, the generated figures' key (drawing code, Graphviz, library versions), every page
-and asset under ``docs/``, ``mkdocs.yml``, the build package and ``build_site.py``, the npm
-assets as installed, every installed Python distribution's version, the site URL and the build
-date. ``is_up_to_date(build_dir, out, key)`` is true when the last site published into ``out``
-was built from that key and ``out`` still holds exactly what was published then;
-``record(build_dir, out, key)`` notes a publication. The stamp lives in the build folder, so
+Contract: ``site_key(root, traces, report, generated_key, site_url, unverified)`` hashes the
+trace texts, which of them are unverified, the report, the generated figures' key (drawing
+code, Graphviz, library versions), every page and asset under ``docs/``, ``mkdocs.yml``, the
+lock, the build package and ``build_site.py``, the npm assets as installed, every installed
+Python distribution's version, the site URL and the build date. ``is_up_to_date(build_dir,
+out, key)`` is true when the last site published into ``out`` was built from that key and
+``out`` still holds exactly what was published then; ``record(build_dir, out, key)`` notes a
+publication. The stamp lives in the build folder, so
 the site itself carries no build metadata.
 """
 
@@ -34,11 +35,12 @@ def installed_versions() -> str:
 
 
 def site_key(root: Path, traces: TraceSet, report: bytes | None, generated_key: str,
-             site_url: str | None) -> str:
+             site_url: str | None, unverified: tuple[str, ...] = ()) -> str:
     parts: list[tuple[str, bytes | str]] = [
         (f"trace:{trace.trace_id}", trace.text) for trace in traces]
     parts += [("report", report if report is not None else b"\0none"),
               ("generated", generated_key), ("site-url", site_url or ""),
+              ("unverified", ",".join(unverified)),
               ("date", os.environ.get("SOURCE_DATE_EPOCH", "")),
               ("distributions", installed_versions())]
     for name in SITE_SOURCES:

@@ -73,6 +73,16 @@ class SiteContext:
     trace_paths: dict[str, Path]
     report: str | None
     generated: Path
+    unverified: tuple[str, ...] = ()
+
+    def banner(self) -> str:
+        """The warning every page opens with when a trace is not the engine's own run."""
+        if not self.unverified:
+            return ""
+        names = ", ".join(f"`{trace_id}`" for trace_id in self.unverified)
+        return (f'!!! danger "Unverified trace"\n    This site was built from trace files that '
+                f"differ from a fresh run of the engine ({names}). Its numbers are what those "
+                "files say, not what the engine computes.\n\n")
 
     def page_globals(self, trace_id: str) -> dict[str, Any]:
         """The Jinja globals of a page whose unqualified paths refer to ``trace_id``."""
@@ -162,7 +172,8 @@ def load_context(root: Path, settings: BuildSettings) -> SiteContext:
 
         with exclusive(root / "build"):
             generate(root, trace_set, settings.generated, Cache(root / "build" / "cache"))
-    return SiteContext(trace_set, dict(settings.traces), report, settings.generated)
+    return SiteContext(trace_set, dict(settings.traces), report, settings.generated,
+                       tuple(getattr(settings, "unverified", ())))
 
 
 _state: dict[str, Any] = {}
@@ -237,7 +248,10 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     page_globals = {**context.page_globals(page.meta.get("trace", CHAPTER_TRACE)),
                     "pinned": lambda name: render_pin(name, pinned(root, name)),
                     "cite": lambda key: render_citation(references, key)}
-    return render_page(markdown, name, page_globals, offset)
+    banner = context.banner()
+    # The banner goes after any front matter MkDocs already removed: line numbers in errors
+    # still count from the page's own first line.
+    return banner + render_page(markdown, name, page_globals, offset)
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:

@@ -41,6 +41,8 @@ class BuildSettings:
     generated: Path
     #: True when the caller has already brought ``generated`` up to date.
     generated_ready: bool = True
+    #: Traces that differ from a fresh engine run; every page then says so.
+    unverified: tuple[str, ...] = ()
 
 
 SETTINGS_KEY = "build"
