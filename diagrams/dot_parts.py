@@ -13,13 +13,36 @@ from itertools import pairwise
 FONT = "DejaVu Sans,Helvetica,Arial,sans-serif"
 IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 EDGE_STYLE = {"identity": "solid", "learned": "dashed", "merge": "solid"}
+# Graphviz expands \N, \G, \L, \T, \H and \E (node, graph and edge names) even inside
+# HTML-like labels, after decoding character references; a doubled backslash is the one
+# spelling that reaches the SVG as a single backslash.
 _ESCAPES = {ord("&"): "&amp;", ord("<"): "&lt;", ord(">"): "&gt;", ord('"'): "&quot;",
-            ord("'"): "&#39;"}
+            ord("'"): "&#39;", ord("\\"): "\\\\"}
 
 
 def esc(text: str) -> str:
-    """Escape text for a graphviz HTML-like label (parsed as XML by graphviz)."""
+    """Escape text for a graphviz HTML-like label (parsed as XML by graphviz, with its own
+    backslash escapes on top)."""
     return text.translate(_ESCAPES)
+
+
+_UNESCAPES = [("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&#39;", "'"), ("\\\\", "\\"),
+              ("&amp;", "&")]
+_LABEL_TEXT = re.compile(r">([^<>]+)<")
+
+
+def label_texts(dot_text: str) -> list[str]:
+    """What a reader should see: the text between tags of every HTML-like label, unescaped
+    (labels are one line each, so the search stays inside the line after ``label=<``)."""
+    found = []
+    for line in dot_text.splitlines():
+        if "label=<" in line:
+            for text in _LABEL_TEXT.findall(line.split("label=<", 1)[1]):
+                for escaped, plain in _UNESCAPES:
+                    text = text.replace(escaped, plain)
+                if text.strip():
+                    found.append(text)
+    return found
 
 
 def _attrs(attrs: dict[str, str]) -> str:

@@ -175,6 +175,7 @@ def test_hostile_names_are_escaped(hostile_trace: Trace, hostile_name: str, name
     for line in text.splitlines():
         assert line.count('"') % 2 == 0  # no quote in a name ever opens an attribute
     if name == "checks":  # the only diagram that shows parameter names
-        escaped = hostile_name.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        escaped = hostile_name.replace("\\", "\\\\").replace("&", "&amp;")
+        escaped = escaped.replace("<", "&lt;").replace(">", "&gt;")
         escaped = escaped.replace('"', "&quot;").replace("'", "&#39;")
         assert text.count(escaped) == 2

@@ -269,10 +269,18 @@ def test_ten_megabyte_line_fails_fast_with_short_message(trace_text: str, where:
     assert len(str(err.value)) < 600
 
 
-def test_ten_megabyte_name_is_legal(trace_text: str) -> None:
+def test_a_ten_megabyte_name_is_refused(trace_text: str) -> None:
     long = "n" * BIG
-    parsed = parse_trace(sub(5, "name=residual.branch.weight", f"name={long}")(trace_text))
-    assert parsed.parameter.name == long
+    with pytest.raises(TraceError, match=r"^<trace>:5: PARAMETER: name: name too long"):
+        parse_trace(sub(5, "name=residual.branch.weight", f"name={long}")(trace_text))
+
+
+def test_a_name_at_the_limit_is_legal(trace_text: str) -> None:
+    from tracefile.values import MAX_NAME
+
+    longest = "n" * MAX_NAME
+    parsed = parse_trace(trace_text.replace("residual.branch.weight", longest))
+    assert parsed.parameter.name == longest
 
 
 # ---- value paths -------------------------------------------------------------------------

@@ -12,7 +12,9 @@ once, regexes are anchored and free of nested quantifiers.
 from __future__ import annotations
 
 import math
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -30,17 +32,38 @@ from tracefile.values import (
 
 __all__ = ["Trace", "TraceError", "load_trace", "parse_trace"]
 
+#: A trace file larger than this is refused before it is read (64 MiB).
+MAX_TRACE_BYTES = 64 * 1024 * 1024
 KIND_RE = re.compile(r"[A-Z][A-Z-]*")
 KEY_RE = re.compile(r"[a-z][a-z-]*")
 
 
 def load_trace(path: str | Path, schema: TraceSchema | None = None) -> Trace:
-    """Read and parse the trace file at ``path``."""
+    """Read (``read_limited``) and parse the trace file at ``path``."""
+    return parse_trace(read_limited(Path(path)), str(path), schema)
+
+
+def read_limited(path: Path, limit: int = MAX_TRACE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; TraceError otherwise. The size is
+    checked before reading and the read never takes more than ``limit + 1`` bytes, so a device
+    such as /dev/zero or a growing file cannot exhaust memory."""
     try:
-        data = Path(path).read_bytes()
+        # Non-blocking, so that a FIFO is refused instead of waiting for a writer.
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise TraceError(str(path), None, "not a regular file",
+                                 expected="a trace file")
+            if info.st_size > limit:
+                raise TraceError(str(path), None, f"trace file too large ({info.st_size} bytes)",
+                                 expected=f"at most {limit} bytes")
+            data = handle.read(limit + 1)
     except OSError as err:
         raise TraceError(str(path), None, f"cannot read trace: {err.strerror or err}") from None
-    return parse_trace(data, str(path), schema)
+    if len(data) > limit:
+        raise TraceError(str(path), None, "trace file too large (it grew while being read)",
+                         expected=f"at most {limit} bytes")
+    return data
 
 
 def parse_trace(data: str | bytes, path: str = "<trace>",

@@ -40,6 +40,9 @@ NAME_RE = re.compile(r"[^\s=,\[\]\x00-\x1f\x7f-\x9f\ufffe\uffff]+")
 #: A shape dimension needs at most this many digits; more is certainly corrupt and would make
 #: int() slow (or raise) on a 10 MB digit string.
 MAX_INT_DIGITS = 18
+#: Names label diagrams and pages; longer ones are certainly not parameter names (and Graphviz
+#: fails on labels of some ten thousand characters).
+MAX_NAME = 200
 #: repr() of a float64 is at most 24 characters ("-2.2250738585072014e-308").
 MAX_FLOAT_CHARS = 32
 
@@ -83,6 +86,9 @@ def parse_bool(text: str) -> bool:
 
 
 def parse_name(text: str) -> str:
+    if len(text) > MAX_NAME:
+        raise ValueProblem(f"name too long ({len(text)} characters)",
+                           f"a name of at most {MAX_NAME} characters", text)
     if not NAME_RE.fullmatch(text):
         raise ValueProblem(
             "bad name",

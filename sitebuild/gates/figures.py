@@ -123,10 +123,29 @@ class ExpectedDiagrams:
                 svg = self.rendered.get(name) or render_diagram(name, self.trace)
                 parser.feed(svg)
                 parser.close()
-                self._items[name] = parser.svg.items if parser.svg else "no <svg> rendered"
+                items = parser.svg.items if parser.svg else []
+                self._items[name] = (self._as_labelled(name, items) if items
+                                     else "no <svg> rendered")
             except LocatedError as err:
                 self._items[name] = str(err)
         return self._items[name]
+
+
+    def _as_labelled(self, name: str, items: list[Item]) -> list[Item] | str:
+        """``items`` when Graphviz drew every label as written, else what it changed (it
+        expands escapes such as \\N in labels, so drawing is not trusted to be verbatim)."""
+        from diagrams.dot_parts import label_texts
+        from diagrams.svg import DIAGRAMS
+
+        drawn = sorted(" ".join(text.split()) for where, text in items if where == "<text>")
+        labels = sorted(" ".join(text.split())
+                        for text in label_texts(DIAGRAMS[name][0](self.trace)))
+        if drawn == labels:
+            return items
+        missing = next((t for t in labels if t not in drawn), "?")
+        extra = next((t for t in drawn if t not in labels), "?")
+        return (f"Graphviz draws “{shorten(extra)}” where the trace's label reads "
+                f"“{shorten(missing)}”")
 
 
 def compare_svg(page: str, svg: SvgText, expected: ExpectedDiagrams) -> list[Finding]:
