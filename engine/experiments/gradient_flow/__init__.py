@@ -9,3 +9,11 @@ silent), ``placement`` (5, where the norm goes), ``training`` (6, trainability),
 ``explorer`` (7, the explorer grid); ``graded`` and ``common`` are shared helpers and
 ``results`` runs them all (`gradient_flow_results`, the trace's producer).
 """
+
+from engine.experiments.gradient_flow.results import (
+    LAB_SEED,
+    GradientFlowResults,
+    gradient_flow_results,
+)
+
+__all__ = ["LAB_SEED", "GradientFlowResults", "gradient_flow_results"]
