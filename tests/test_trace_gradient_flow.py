@@ -1,0 +1,99 @@
+"""Trace ``gradient-flow-v1``: its declaration, its size, and its golden file.
+
+The golden file (tests/golden/gradient-flow-v1.trace) is compared with a tolerance, not byte
+for byte: see tests/trace_tolerance.py for why and for the default tolerances. To refresh it
+after an intended change of the experiments::
+
+    python -m engine trace gradient-flow-v1 -o tests/golden/gradient-flow-v1.trace
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from golden_support import GOLDEN_DIR
+from gradient_flow_support import TRACE_ID, lab_trace
+from trace_tolerance import assert_matches_golden_within, trace_differences
+
+from tracefile import SCHEMAS, parse_trace
+
+SCHEMA = SCHEMAS[TRACE_ID]
+GOLDEN = GOLDEN_DIR / SCHEMA.file_name
+#: Keys whose values amplify last-bit differences, with the measured reason:
+TOLERANCES = {
+    # 250 SGD steps: perturbing the inputs by 1e-15 (relative) moved plain-32's loss curve by
+    # 1.4e-9 (relative); the other models by at most 1e-13.
+    "TRAINING.*": (1e-6, 1e-12),
+    # How far a float64 Vandermonde fit strays: rounding error itself, only its size matters.
+    "RANDOM-PATHS.vandermonde-deviation": (0.0, 1e-5),
+}
+#: The site loads the whole trace; keep it small.
+MAX_BYTES = 400_000
+
+
+@pytest.fixture(scope="module")
+def text() -> str:
+    return lab_trace()
+
+
+def test_schema_is_registered_with_its_producer() -> None:
+    assert SCHEMA.producer == "engine.experiments.gradient_flow:gradient_flow_results"
+    assert SCHEMA.title and SCHEMA.doc
+
+
+def test_every_record_and_key_is_documented() -> None:
+    for spec in SCHEMA.records:
+        assert spec.doc, spec.kind
+        for key in spec.keys:
+            assert key.doc, f"{spec.kind}.{key.name}"
+
+
+def test_trace_parses_and_stays_small(text: str) -> None:
+    trace = parse_trace(text, "<rendered>", SCHEMA)
+    assert trace.trace_id == TRACE_ID
+    assert len(text.encode()) < MAX_BYTES
+    assert trace.resolve("CHAPTER-PATHS.contributions[2]") == 0.375
+    assert trace.resolve("SILENT-STEP[3].gradient") == (-3.25,)
+    assert trace.resolve("TEN-LAYERS[0.1].residual") == 2.5937424601
+
+
+def test_trace_holds_finite_numbers_only(text: str) -> None:
+    assert not re.search(r"(?i)\b(nan|inf)", text)
+
+
+def test_trace_matches_golden_within_tolerance(text: str) -> None:
+    assert_matches_golden_within(text, GOLDEN.read_text(encoding="utf-8"), SCHEMA, TOLERANCES)
+
+
+def test_golden_comparison_catches_a_changed_value() -> None:
+    golden = GOLDEN.read_text(encoding="utf-8")
+    assert trace_differences(golden, golden, SCHEMA, TOLERANCES) == []
+    line = next(ln for ln in golden.splitlines() if ln.startswith("RANDOM-PATHS "))
+    norm = re.search(r"gradient-norm=([^ ]+)", line)
+    assert norm is not None
+    nudged = repr(float(norm.group(1)) * (1 + 1e-7))
+    changed = golden.replace(line, line.replace(norm.group(0), f"gradient-norm={nudged}"))
+    assert trace_differences(changed, golden, SCHEMA, TOLERANCES) == [
+        f"RANDOM-PATHS[0].gradient-norm: {float(nudged)!r} != golden {float(norm.group(1))!r}"]
+
+
+def test_golden_comparison_catches_a_changed_word_and_vector() -> None:
+    golden = GOLDEN.read_text(encoding="utf-8")
+    changed = golden.replace("plain-fate=vanished", "plain-fate=kept", 1).replace(
+        "contributions=[1.0,-1.0,0.375,", "contributions=[1.0,-1.0,0.376,", 1)
+    problems = trace_differences(changed, golden, SCHEMA, TOLERANCES)
+    assert any("plain-fate: 'kept' != golden 'vanished'" in p for p in problems)
+    assert any(p.startswith("CHAPTER-PATHS[0].contributions: element 2") for p in problems)
+    assert len(problems) == 2
+
+
+def test_golden_comparison_tolerates_last_bit_noise() -> None:
+    golden = GOLDEN.read_text(encoding="utf-8")
+    line = next(ln for ln in golden.splitlines() if ln.startswith("RANDOM-PATHS "))
+    norm = re.search(r"gradient-norm=([^ ]+)", line)
+    assert norm is not None
+    nudged = repr(float(norm.group(1)) * (1 + 4e-16))
+    changed = golden.replace(line, line.replace(norm.group(0), f"gradient-norm={nudged}"))
+    assert changed != golden
+    assert trace_differences(changed, golden, SCHEMA, TOLERANCES) == []
