@@ -3,6 +3,8 @@ entropy), results are deterministic, the schedule and the settings are checked."
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -52,7 +54,7 @@ def test_learning_rate_warms_up_then_decays_to_the_floor():
     assert config.learning_rate(10) == pytest.approx(1.0)
     assert config.learning_rate(99) == pytest.approx(0.1, abs=1e-3)
     rates = [config.learning_rate(s) for s in range(10, 100)]
-    assert all(a >= b for a, b in zip(rates, rates[1:], strict=False))
+    assert all(a >= b for a, b in itertools.pairwise(rates))
 
 
 @pytest.mark.parametrize("bad", [dict(steps=0), dict(lr=0.0), dict(clip_norm=-1.0),
