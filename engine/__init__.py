@@ -4,9 +4,11 @@ Public surface: `TensorValue` and `GraphRetention` (engine.tensor), the ops in
 engine.ops, the layers and block stacks in engine.nn, seeded initializers (engine.init),
 `SGD` and `Adam` (engine.optim), `gradcheck` (engine.gradcheck), the fixtures
 (engine.fixtures), `render_report` (engine.report) and `render_trace` (engine.trace).
-Run ``python -m engine --help`` for the command line.
+Run ``python -m engine --help`` for the command line. Importing the package raises glibc's
+malloc thresholds once (engine/allocator.py), which changes speed, never results.
 """
 
+from engine.allocator import keep_freed_memory
 from engine.errors import (
     ConfigError,
     EngineError,
@@ -18,6 +20,8 @@ from engine.errors import (
     ShapeError,
 )
 from engine.tensor import GraphRetention, TensorValue
+
+keep_freed_memory()  # speed only: see engine/allocator.py
 
 __all__ = [
     "ConfigError",

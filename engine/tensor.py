@@ -44,6 +44,21 @@ def as_float64(data: Any, op: str = "TensorValue") -> np.ndarray:
     return array
 
 
+def _adopt(value: Any, op: str) -> np.ndarray:
+    """``value`` itself, read-only, if nothing else can write to its memory; else a copy.
+
+    Every op result passes through here, so it avoids copying: an array that owns its data
+    is new (the op just computed it), and a view whose memory belongs to a read-only array
+    (a reshape or transpose of a tape value) cannot be written through any other name.
+    """
+    if type(value) is np.ndarray and value.dtype == np.float64:
+        base = value.base
+        if value.flags.owndata or (isinstance(base, np.ndarray) and not base.flags.writeable):
+            value.flags.writeable = False
+            return value
+    return as_float64(value, op)
+
+
 class TensorValue:
     """A float64 value on the tape, with an optional accumulated gradient."""
 
@@ -80,8 +95,19 @@ class TensorValue:
         parents: tuple[TensorValue, ...],
         backward: BackwardFn,
     ) -> TensorValue:
-        """An op result; it keeps tape edges only if some parent needs a gradient."""
-        result = cls(value)
+        """An op result; it keeps tape edges only if some parent needs a gradient.
+
+        The op hands ``value`` over: a fresh float64 array (or a view of a read-only one) is
+        made read-only and kept as it is, without a copy; anything else is copied first.
+        """
+        result = cls.__new__(cls)
+        result._value = _adopt(value, op)
+        result._grad = None
+        result._parents = ()
+        result._backward = None
+        result._released = False
+        result.name = None
+        result.requires_grad = False
         result._op = op
         if any(parent.requires_grad for parent in parents):
             result.requires_grad = True
@@ -273,16 +299,24 @@ def backward_walk(root: TensorValue, seed: Any, retention: GraphRetention) -> No
 def _accumulate(
     pending: dict[int, np.ndarray], child: TensorValue, parent: TensorValue, grad: np.ndarray
 ) -> None:
-    """Add one edge's gradient to the parent's running total for this walk."""
+    """Add one edge's gradient to the parent's running total for this walk.
+
+    Totals are never written in place: a backward may hand the same array to several
+    parents (``add`` passes its upstream gradient to both), so a second edge makes a new sum
+    instead of adding into an array another node may hold.
+    """
     if np.shape(grad) != parent.shape:
         raise GradientError(
             f"{child.op} backward: gradient shape must equal its input's shape: "
             f"expected {format_shape(parent.shape)} got {format_shape(np.shape(grad))}"
         )
-    if id(parent) in pending:
-        pending[id(parent)] += grad  # a second edge into the same node adds, never replaces
+    key = id(parent)
+    if type(grad) is not np.ndarray or grad.dtype != np.float64:
+        grad = np.asarray(grad, dtype=np.float64)
+    if key in pending:
+        pending[key] = pending[key] + grad  # a second edge into the same node adds
     else:
-        pending[id(parent)] = np.array(grad, dtype=np.float64, copy=True)
+        pending[key] = grad
 # --8<-- [end:backward]
 
 

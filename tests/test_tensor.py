@@ -226,3 +226,27 @@ def test_set_value_refuses_other_values_and_shape_changes():
     for value in (TensorValue.constant([1.0]), w * 2.0):
         with pytest.raises(GradientError, match=r"^set_value: only a parameter leaf can be"):
             value.set_value([0.0, 0.0])
+
+
+def test_an_op_result_is_adopted_read_only_unless_other_names_can_write_it():
+    x = TensorValue.parameter([1.0, 2.0])
+    fresh = np.array([3.0, 4.0])
+    adopted = TensorValue.from_op("fresh", fresh, (x,), lambda grad: (grad,))
+    assert adopted.value is fresh and not fresh.flags.writeable  # no copy
+    view = TensorValue.from_op("view", x.value[::-1], (x,), lambda grad: (grad[::-1],))
+    assert view.value.base is x.value  # a view of a read-only tape value stays a view
+    writable = np.array([5.0, 6.0])
+    copied = TensorValue.from_op("alias", writable[:], (x,), lambda grad: (grad,))
+    writable[0] = 0.0  # the caller keeps a writable name: the tape holds a copy
+    assert copied.value.tolist() == [5.0, 6.0]
+    as_list = TensorValue.from_op("list", [1, 2], (x,), lambda grad: (grad,))
+    assert as_list.value.dtype == np.float64 and not as_list.value.flags.writeable
+
+
+def test_one_gradient_array_handed_to_two_parents_is_not_shared_afterwards():
+    a, b = TensorValue.parameter([1.0]), TensorValue.parameter([2.0])
+    total = a + b  # add hands the same upstream array to both operands
+    out = total * a + b
+    out.backward()
+    assert a.gradient().tolist() == [4.0]  # d/da (a + b) a = 2a + b
+    assert b.gradient().tolist() == [2.0]  # a + 1

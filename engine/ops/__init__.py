@@ -10,10 +10,12 @@ Modules by job: `elementary` (arithmetic, `matmul`, reductions); `pointwise`
 (`relu`, `tanh`, `gelu`, `exp`, `log`, `sqrt`, `div`); `shape` (`reshape`, `transpose`,
 `swap_last_axes`); `norms` (fused `rms_norm`, `layer_norm` over the last axis);
 `softmax` (`softmax`, `log_softmax`, fused `cross_entropy`); `embedding` (`embedding`,
-`causal_mask`); shared helpers in `_common`.
+`causal_mask`); `attention` (fused causal `attention_probabilities`); shared helpers in
+`_common`.
 """
 
 from engine.ops._common import unbroadcast
+from engine.ops.attention import attention_probabilities
 from engine.ops.elementary import add, matmul, mean, mul, neg, scale, sub, sum_axis
 from engine.ops.embedding import causal_mask, embedding
 from engine.ops.norms import layer_norm, rms_norm
@@ -23,6 +25,7 @@ from engine.ops.softmax import cross_entropy, log_softmax, softmax
 
 __all__ = [
     "add",
+    "attention_probabilities",
     "causal_mask",
     "cross_entropy",
     "div",

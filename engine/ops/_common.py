@@ -30,6 +30,8 @@ def is_number(operand: Any) -> bool:
 
 
 def broadcast_check(op: str, left: TensorValue, right: TensorValue) -> None:
+    if left.shape == right.shape:
+        return
     try:
         np.broadcast_shapes(left.shape, right.shape)
     except ValueError:
@@ -39,6 +41,8 @@ def broadcast_check(op: str, left: TensorValue, right: TensorValue) -> None:
 # --8<-- [start:unbroadcast]
 def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """Sum a gradient of the broadcast result back down to one operand's shape."""
+    if grad.shape == shape:
+        return grad  # nothing was broadcast
     while grad.ndim > len(shape):
         grad = grad.sum(axis=0)  # an axis numpy put in front of the operand
     for axis, size in enumerate(shape):

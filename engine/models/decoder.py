@@ -1,0 +1,186 @@
+"""A tiny decoder-only transformer, written to be read (nanoGPT in spirit, numpy underneath).
+
+Contract (``tokens`` is an integer array ``[B, T]`` with ``T <= context``):
+
+    x_0 = E[tokens] + P[0..T-1]                          token + position embeddings
+    for each block k = 1..L, with sublayers A_k (attention) and M_k (MLP, GELU):
+      residual, pre-norm:   x ← x + A_k(norm(x));        x ← x + M_k(norm(x))
+      residual, post-norm:  x ← norm(x + A_k(x));        x ← norm(x + M_k(x))
+      plain, pre-norm:      x ← A_k(norm(x));            x ← M_k(norm(x))
+      plain, post-norm:     x ← norm(A_k(x));            x ← norm(M_k(x))
+    logits = norm_f(x_L) @ U          (U = Eᵀ when tied, else the ``unembed`` matrix)
+
+Every merge is `engine.nn.residual_add`, every norm an RMSNorm with a learned weight. The
+final norm is there for every variant (for post-norm the last block already normalized, so
+it is redundant but harmless): the read-out `readout` is then one function of a stream state
+for all variants, which the logit lens needs. For the residual pre-norm model the stream is
+the sum of the embedding and every write, ``x_L = x_0 + Σ_k (A_k + M_k)``.
+
+Parameters, each drawn from its own generator ``default_rng((seed, slot...))`` so one seed
+fixes the model and one matrix does not depend on how another was drawn:
+``embed.token`` ``[V, d]`` and ``embed.position`` ``[context, d]`` (``N(0, 1/2)`` each, so
+``x_0`` has unit variance per coordinate), per block ``block{k}.attn.norm.weight``,
+``block{k}.attn.wq|wk|wv|wo`` ``[d, d]``, ``block{k}.mlp.norm.weight``,
+``block{k}.mlp.w1`` ``[d, hidden]``, ``block{k}.mlp.w2`` ``[hidden, d]``, then
+``final_norm.weight`` and (untied) ``unembed`` ``[d, V]``. ``wq, wk, wv, unembed`` are
+Xavier-normal, ``w1`` He-normal; ``wo`` and ``w2`` follow ``output_init``. Blocks are
+counted from 0 in names; the forward's lists count states from ``x_0``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engine import init
+from engine.errors import ConfigError, ShapeError
+from engine.models.attention import CausalSelfAttention
+from engine.models.config import DecoderConfig
+from engine.nn import MLP, Norm, named_linear, residual_add
+from engine.ops import add, cross_entropy, embedding, matmul, transpose
+from engine.ops._common import integer_indices
+from engine.tensor import TensorValue
+
+
+@dataclass(frozen=True)
+class DecoderPass:
+    """One forward: the logits and everything on the way (all tape values).
+
+    ``streams`` holds ``x_0 .. x_L`` (after the embedding and after each block) and
+    ``middles`` the stream between each block's attention and MLP. ``attention_writes`` and
+    ``mlp_writes`` hold each sublayer's output ``A_k``, ``M_k`` (what a residual block adds),
+    ``attention_patterns`` each block's ``[B, H, T, T]`` weights.
+    """
+
+    logits: TensorValue
+    streams: tuple[TensorValue, ...]
+    middles: tuple[TensorValue, ...]
+    attention_writes: tuple[TensorValue, ...]
+    mlp_writes: tuple[TensorValue, ...]
+    attention_patterns: tuple[TensorValue, ...]
+
+
+class DecoderBlock:
+    """Attention then MLP, each merged into the stream as the config says."""
+
+    def __init__(self, config: DecoderConfig, index: int) -> None:
+        name, d, hidden = f"block{index}", config.width, config.hidden
+
+        def rng(slot: int) -> np.random.Generator:
+            return np.random.default_rng((config.seed, 1 + index, slot))
+
+        def output(slot: int, fan_in: int) -> np.ndarray:
+            if config.output_init == "zero":
+                return init.zeros((fan_in, d))
+            if config.output_init == "scaled":
+                return init.scaled_output(rng(slot), fan_in, d, config.depth)
+            return init.xavier_normal(rng(slot), fan_in, d)
+
+        self.config = config
+        self.attn = CausalSelfAttention(
+            *(named_linear(f"{name}.attn.{w}", init.xavier_normal(rng(slot), d, d))
+              for slot, w in enumerate(("wq", "wk", "wv"))),
+            named_linear(f"{name}.attn.wo", output(3, d)),
+            config.heads,
+        )
+        self.mlp = MLP(named_linear(f"{name}.mlp.w1", init.he_normal(rng(4), d, hidden)),
+                       named_linear(f"{name}.mlp.w2", output(5, hidden)), "gelu")
+        self.attn_norm = Norm("rms", d, f"{name}.attn.norm")
+        self.mlp_norm = Norm("rms", d, f"{name}.mlp.norm")
+
+    def __call__(self, x: TensorValue) -> tuple[TensorValue, ...]:
+        """``(middle, output, attention write, MLP write, attention pattern)``."""
+        def attend(h: TensorValue) -> TensorValue:
+            out, pattern = self.attn(h)
+            parts.append(pattern)
+            return out
+
+        parts: list[TensorValue] = []
+        middle, attention_write = self._sublayer(x, attend, self.attn_norm)
+        output, mlp_write = self._sublayer(middle, self.mlp, self.mlp_norm)
+        return middle, output, attention_write, mlp_write, parts[0]
+
+    def _sublayer(self, x: TensorValue, branch: Any, norm: Norm) -> tuple[TensorValue, ...]:
+        pre, residual = self.config.norm == "pre", self.config.variant == "residual"
+        write = branch(norm(x) if pre else x)
+        merged = residual_add(x, write) if residual else write
+        return (merged if pre else norm(merged)), write
+
+    def parameters(self) -> list[TensorValue]:
+        return [*self.attn_norm.parameters(), *self.attn.parameters(),
+                *self.mlp_norm.parameters(), self.mlp.w1.weight, self.mlp.w2.weight]
+
+
+class Decoder:
+    """The whole model for one `DecoderConfig`: embeddings, blocks, final norm, read-out."""
+
+    def __init__(self, config: DecoderConfig) -> None:
+        self.config = config
+        v, d = config.vocab_size, config.width
+        std = float(np.sqrt(0.5))
+        self.token_embedding = TensorValue.parameter(
+            init.normal(np.random.default_rng((config.seed, 0, 0)), (v, d), std), "embed.token")
+        self.position_embedding = TensorValue.parameter(
+            init.normal(np.random.default_rng((config.seed, 0, 1)), (config.context, d), std),
+            "embed.position")
+        self.blocks = [DecoderBlock(config, k) for k in range(config.depth)]
+        self.final_norm = Norm("rms", d, "final_norm")
+        self.unembed = None if config.tied else TensorValue.parameter(
+            init.xavier_normal(np.random.default_rng((config.seed, 0, 2)), d, v), "unembed")
+
+    def forward(self, tokens: Any) -> DecoderPass:
+        """Run the model on ``tokens`` ``[B, T]``; see `DecoderPass`."""
+        ids = integer_indices("Decoder", tokens, self.config.vocab_size, "tokens")
+        if ids.ndim != 2 or not 1 <= ids.shape[1] <= self.config.context:
+            raise ShapeError("Decoder", ids.shape, None,
+                             f"tokens must be [B, T] with 1 <= T <= {self.config.context}")
+        positions = np.arange(ids.shape[1])
+        x = add(embedding(self.token_embedding, ids),
+                embedding(self.position_embedding, positions))
+        streams, middles, attention_writes, mlp_writes, patterns = [x], [], [], [], []
+        for block in self.blocks:
+            middle, x, attention_write, mlp_write, pattern = block(x)
+            for collected, item in ((streams, x), (middles, middle),
+                                    (attention_writes, attention_write),
+                                    (mlp_writes, mlp_write), (patterns, pattern)):
+                collected.append(item)
+        return DecoderPass(self.readout(x), tuple(streams), tuple(middles),
+                           tuple(attention_writes), tuple(mlp_writes), tuple(patterns))
+
+    def __call__(self, tokens: Any) -> TensorValue:
+        return self.forward(tokens).logits
+
+    def readout(self, stream: TensorValue) -> TensorValue:
+        """Logits ``norm_f(x) @ U`` for any stream state ``x`` ``[..., d]`` (the logit lens)."""
+        unembed = transpose(self.token_embedding) if self.unembed is None else self.unembed
+        return matmul(self.final_norm(stream), unembed)
+
+    def loss(self, inputs: Any, targets: Any) -> TensorValue:
+        """Mean next-token cross-entropy (nats) of ``targets`` given ``inputs``."""
+        return cross_entropy(self(inputs), targets)
+
+    def parameters(self) -> list[TensorValue]:
+        """Every parameter leaf, in a fixed order (embeddings, blocks, final norm, read-out)."""
+        own = [self.token_embedding, self.position_embedding]
+        tail = [*self.final_norm.parameters(), *([] if self.unembed is None else [self.unembed])]
+        return [*own, *(p for block in self.blocks for p in block.parameters()), *tail]
+
+    def named_parameters(self) -> dict[str, TensorValue]:
+        return {str(p.name): p for p in self.parameters()}
+
+    def parameter_count(self) -> int:
+        return sum(p.value.size for p in self.parameters())
+
+    def load(self, values: dict[str, np.ndarray]) -> None:
+        """Set every parameter from ``values`` (name → array), e.g. a trained snapshot."""
+        named = self.named_parameters()
+        if set(values) != set(named):
+            raise ConfigError("Decoder.load: the names must be exactly the model's parameters")
+        for name, parameter in named.items():
+            parameter.set_value(values[name])
+
+    def snapshot(self) -> dict[str, np.ndarray]:
+        """Every parameter's current value (read-only arrays), by name."""
+        return {name: p.value for name, p in self.named_parameters().items()}
