@@ -214,6 +214,6 @@ RECORDS = (
 SCHEMA = TraceSchema(
     "gradient-flow", 1, RECORDS, "engine.experiments.gradient_flow:gradient_flow_results",
     title="Gradients through depth",
-    doc="the gradients lab: the +1 over ten layers, paths, depth sweeps, silent branches, "
+    doc="the gradients lab: the added one over ten layers, paths, depth sweeps, silent branches, "
         "norm placement, trainability and the explorer grid",
 )
