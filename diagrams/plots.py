@@ -30,7 +30,8 @@ from diagrams.svg import ID_RE, clean_svg
 COLOURS = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#D55E00", "#999999")
 STYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "D", "v", "x")
-SCALES = ("linear", "log", "symlog")
+#: "log2" is a base-two log axis ticked at the plotted x values (depths that double).
+SCALES = ("linear", "log", "log2", "symlog")
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,7 @@ def _draw(plot: Plot) -> str:
                           color=COLOURS[index % len(COLOURS)],
                           linestyle=STYLES[index % len(STYLES)],
                           marker=MARKERS[index % len(MARKERS)], markersize=4, linewidth=1.5)
-            axes.set_xscale(plot.xscale)
-            axes.set_yscale(plot.yscale)
+            _scale(axes, plot)
             axes.set_xlabel(plot.xlabel)
             axes.set_ylabel(plot.ylabel)
             axes.grid(True, linewidth=0.4, alpha=0.4, color="black")
@@ -96,6 +96,20 @@ def _draw(plot: Plot) -> str:
         finally:
             pyplot.close(figure)
     return out.getvalue()
+
+
+def _scale(axes: object, plot: Plot) -> None:
+    from matplotlib import ticker
+
+    if plot.xscale == "log2":
+        axes.set_xscale("log", base=2)
+        ticks = sorted({x for series in plot.series for x in series.x})
+        axes.xaxis.set_major_locator(ticker.FixedLocator(ticks))
+        axes.xaxis.set_major_formatter(ticker.FormatStrFormatter("%g"))
+        axes.xaxis.set_minor_locator(ticker.NullLocator())
+    else:
+        axes.set_xscale(plot.xscale)
+    axes.set_yscale("log", base=2) if plot.yscale == "log2" else axes.set_yscale(plot.yscale)
 
 
 def render_plot(plot: Plot) -> str:

@@ -157,4 +157,5 @@ def _theme_colours(body: str) -> str:
     body = body.replace('fill="black"', 'fill="currentColor"')
     body = body.replace('fill="white"', 'fill="none"')
     # Graphviz leaves black text without a fill attribute; give it the page's text colour.
+    body = body.replace("<text>", '<text fill="currentColor">')  # matplotlib's mathtext
     return re.sub(r"<text (?![^>]*\bfill=)", '<text fill="currentColor" ', body)

@@ -7,11 +7,12 @@ same way.
 
 Contract:
 - ``load_references(extra)`` validates ``extra["references"]``: a mapping from a key to an
-  entry with the string fields ``authors``, ``title``, ``venue``, ``year`` and ``arxiv``.
-  Anything else raises ``LocatedError`` naming ``mkdocs.yml`` and the entry.
+  entry with the string fields ``authors``, ``title``, ``venue``, ``year`` and one of
+  ``arxiv`` (an identifier) or ``url`` (an https address, for work not on arXiv). Anything
+  else raises ``LocatedError`` naming ``mkdocs.yml`` and the entry.
 - ``render_citation(references, key)`` returns ``<cite class="citation">…</cite>`` (HTML
-  escaped, the title linked to the arXiv abstract page); an unknown key raises ``LocatedError``
-  listing the known ones. The provenance audit exempts exactly this element.
+  escaped, the title linked to the arXiv abstract page or the address); an unknown key raises
+  ``LocatedError`` listing the known ones. The provenance audit exempts exactly this element.
 """
 
 from __future__ import annotations
@@ -25,8 +26,12 @@ from markupsafe import Markup
 
 from tracefile.errors import LocatedError
 
-FIELDS = ("authors", "title", "venue", "year", "arxiv")
+FIELDS = ("authors", "title", "venue", "year")
+#: Where the work can be read: an arXiv identifier, or for work never posted there (a report,
+#: an essay, a blog post) its address. Exactly one of the two.
+LOCATORS = ("arxiv", "url")
 _ARXIV = re.compile(r"[0-9]{4}\.[0-9]{4,5}")
+_URL = re.compile(r"https://[^\s\"<>]+")
 
 
 @dataclass(frozen=True)
@@ -37,7 +42,8 @@ class Reference:
     title: str
     venue: str
     year: str
-    arxiv: str
+    arxiv: str = ""
+    url: str = ""
 
 
 def load_references(extra: Mapping[str, Any]) -> dict[str, Reference]:
@@ -50,19 +56,23 @@ def load_references(extra: Mapping[str, Any]) -> dict[str, Reference]:
 
 def _entry(key: str, value: Any) -> Reference:
     where = f"extra.references.{key}"
-    if not isinstance(value, Mapping) or set(value) != set(FIELDS):
+    if not isinstance(value, Mapping) or not any(
+            set(value) == {*FIELDS, locator} for locator in LOCATORS):
         got = sorted(value) if isinstance(value, Mapping) else type(value).__name__
         raise LocatedError("mkdocs.yml", None, f"{where}: expected the fields "
-                        f"{', '.join(FIELDS)}; got {got}")
-    for name in FIELDS:
+                        f"{', '.join(FIELDS)} and one of {' or '.join(LOCATORS)}; got {got}")
+    for name in value:
         # YAML reads an unquoted 1706.03760 as a float and drops its last zero.
         if not isinstance(value[name], str):
             raise LocatedError("mkdocs.yml", None, f"{where}.{name}: expected a quoted string; "
                             f"got {type(value[name]).__name__} {value[name]!r}")
-    if not _ARXIV.fullmatch(value["arxiv"]):
+    if "arxiv" in value and not _ARXIV.fullmatch(value["arxiv"]):
         raise LocatedError("mkdocs.yml", None, f"{where}.arxiv: expected an identifier like "
                         f"1512.03385; got {value['arxiv']!r}")
-    return Reference(**{name: value[name] for name in FIELDS})
+    if "url" in value and not _URL.fullmatch(value["url"]):
+        raise LocatedError("mkdocs.yml", None, f"{where}.url: expected an https:// address; "
+                        f"got {value['url']!r}")
+    return Reference(**{name: value[name] for name in value})
 
 
 def render_citation(references: Mapping[str, Reference], key: str) -> Markup:
@@ -71,6 +81,12 @@ def render_citation(references: Mapping[str, Reference], key: str) -> Markup:
         known = ", ".join(sorted(references)) or "none"
         raise LocatedError("<page>", None, f"unknown citation {key!r} (known: {known})")
     ref = references[key]
+    if ref.url:
+        return Markup(
+            '<cite class="citation">{authors}, “<a href="{url}">{title}</a>”, {venue} {year}.'
+            "</cite>"
+        ).format(authors=ref.authors, title=ref.title, venue=ref.venue, year=ref.year,
+                 url=ref.url)
     return Markup(
         '<cite class="citation">{authors}, “<a href="https://arxiv.org/abs/{arxiv}">{title}</a>”,'
         " {venue} {year}, arXiv:{arxiv}.</cite>"

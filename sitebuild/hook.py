@@ -94,6 +94,7 @@ class SiteContext:
         return {
             "tv": lambda path, fmt="exact": traced(page_traces, path, fmt),
             "diagram": self.diagram,
+            "chart": self.chart,
             "table": self.table,
             "trace": trace,
             "traces": [(t, trace_url(t.trace_id)) for t in self.traces],
@@ -122,6 +123,25 @@ class SiteContext:
         return Markup(
             '<div class="diagram-scroll" tabindex="0" role="region" aria-label="{}">\n{}\n</div>'
         ).format(label, Markup(svg))
+
+    def chart(self, name: str, caption: str = "") -> Markup:
+        """A chart: its SVG (from the generated files), a caption, and its plotted values as a
+        folded table of traced spans."""
+        from diagrams.charts import values_table
+
+        svg = "\n".join(line for line in self._generated(name, ".svg", "chart").splitlines()
+                        if line.strip())
+        found = _TITLE.search(svg)
+        label = html.unescape(found.group(1)) if found else name
+        return Markup(
+            '<figure class="residual-chart" id="{name}">\n'
+            '<div class="diagram-scroll" tabindex="0" role="region" aria-label="{label}">\n'
+            "{svg}\n</div>\n<figcaption>{caption}</figcaption>\n"
+            '<details class="chart-values"><summary>The plotted values</summary>\n'
+            '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">{table}'
+            "</div></div>\n</details>\n</figure>"
+        ).format(name=name, label=label, svg=Markup(svg), caption=caption or label,
+                 table=values_table(name, self.traces))
 
     def table(self, name: str) -> Markup:
         """The rendered HTML table ``name``, wrapped like Material wraps tables."""

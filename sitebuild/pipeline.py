@@ -206,7 +206,7 @@ def render_sources(root: Path) -> list[Path]:
 def generated_key(root: Path, traces: TraceSet) -> str:
     """Exactly what the diagrams and tables depend on (see ``RENDER_PACKAGES``)."""
     return input_key([
-        ("trace", traces.traces[CHAPTER_TRACE].text), ("dot", dot_version()),
+        *((f"trace:{trace.trace_id}", trace.text) for trace in traces), ("dot", dot_version()),
         *((f"version:{name}", dist_version(name)) for name in RENDER_DISTRIBUTIONS),
         *((p.relative_to(root).as_posix(), p.read_bytes()) for p in render_sources(root)),
         *tree_parts(root / "diagrams" / "templates", root),
@@ -214,7 +214,9 @@ def generated_key(root: Path, traces: TraceSet) -> str:
 
 
 def render_generated(traces: TraceSet) -> dict[str, bytes]:
-    """Every diagram (SVG, via dot) and table (HTML) the pages show."""
+    """Every diagram (SVG, via dot), chart (SVG, via matplotlib) and table (HTML) the pages
+    show."""
+    from diagrams.charts import chart_names, render_chart
     from diagrams.svg import DIAGRAMS, render_svg
     from diagrams.tables import TABLES, render_table
 
@@ -229,6 +231,8 @@ def render_generated(traces: TraceSet) -> dict[str, bytes]:
         files = dict(pool.map(one_diagram, sorted(DIAGRAMS)))
     for name in sorted(TABLES):
         files[f"{name}.html"] = str(render_table(name, trace)).encode("utf-8")
+    for name in chart_names(traces):
+        files[f"{name}.svg"] = render_chart(name, traces).encode("utf-8")
     return files
 
 

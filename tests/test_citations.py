@@ -22,7 +22,7 @@ def project_extra() -> dict:
 
 def test_the_chapter_bibliography_loads_and_renders() -> None:
     refs = load_references(project_extra())
-    assert set(refs) == {"he2016", "vaswani2017"}
+    assert {"he2016", "vaswani2017", "he2016identity", "xiong2020", "elhage2021"} <= set(refs)
     html = str(render_citation(refs, "he2016"))
     assert html.startswith('<cite class="citation">Kaiming He')
     assert 'href="https://arxiv.org/abs/1512.03385"' in html and "CVPR 2016" in html

@@ -43,7 +43,6 @@ from sitebuild.gates.pages import (
     is_listing_code,
 )
 from sitebuild.lockfile import pinned, render_pin
-from sitebuild.paths import CHAPTER_TRACE
 from tracefile import Trace, TraceSet
 from tracefile.errors import LocatedError, shorten
 from tracefile.values import trace_repr
@@ -65,24 +64,18 @@ def audit_site(site_dir: Path, trace: Trace | TraceSet,
     """Audit every HTML page under `site_dir` against the traces and the bibliography
     (`references`; default: the project's `mkdocs.yml` `extra.references`)."""
     refs = project_references() if references is None else references
-    citations, diagrams = rendered_citations(refs), ExpectedDiagrams(chapter_of(trace), rendered)
+    citations, diagrams = rendered_citations(refs), ExpectedDiagrams(trace, rendered)
     findings: list[Finding] = []
     for page, text in html_pages(site_dir):
         findings.extend(audit_page(page, text, trace, diagrams, citations))
     return findings
 
 
-def chapter_of(traces: Trace | TraceSet) -> Trace:
-    """The trace the chapter's diagrams are drawn from."""
-    return traces.traces[CHAPTER_TRACE] if isinstance(traces, TraceSet) else traces
-
-
 def audit_page(page: str, html: str, trace: Trace | TraceSet,
                diagrams: ExpectedDiagrams | None = None,
                citations: frozenset[str] = frozenset()) -> list[Finding]:
     """Audit one page's HTML (`citations`: the exact HTML of every accepted citation)."""
-    parser = _AuditParser(page, html, trace, diagrams or ExpectedDiagrams(chapter_of(trace)),
-                          citations)
+    parser = _AuditParser(page, html, trace, diagrams or ExpectedDiagrams(trace), citations)
     parser.feed(html)
     parser.close()
     return parser.finish(prose=page not in THEME_PAGES)

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 from sitebuild.gates.pages import READER_ATTRS, Finding, attr
-from tracefile import Trace
+from sitebuild.paths import CHAPTER_TRACE
+from tracefile import Trace, TraceSet
 from tracefile.errors import LocatedError, shorten
 
 GATE = "audit"
@@ -70,10 +71,16 @@ def svg_text(attrs: list[tuple[str, str | None]], line: int) -> SvgText:
     return collector
 
 
-def _registered_prefix(ident: str) -> str | None:
+def registered() -> list[str]:
+    """Every figure the pages may inline: the Graphviz diagrams and the charts."""
+    from diagrams.charts import chart_names
     from diagrams.svg import DIAGRAMS
 
-    names = [name for name in DIAGRAMS if ident.startswith(f"{name}-")]
+    return [*DIAGRAMS, *chart_names()]
+
+
+def _registered_prefix(ident: str) -> str | None:
+    names = [name for name in registered() if ident.startswith(f"{name}-")]
     return max(names, key=len) if names else None
 
 
@@ -108,24 +115,30 @@ class ExpectedDiagrams:
     passes none and renders afresh.
     """
 
-    def __init__(self, trace: Trace, rendered: Mapping[str, str] | None = None) -> None:
-        self.trace = trace
+    def __init__(self, traces: Trace | TraceSet,
+                 rendered: Mapping[str, str] | None = None) -> None:
+        self.traces = traces
+        self.trace = (traces.traces[CHAPTER_TRACE] if isinstance(traces, TraceSet)
+                      else traces)  # the diagrams draw the chapter's trace
         self.rendered = dict(rendered or {})
         self._items: dict[str, list[Item] | str] = {}
 
     def items(self, name: str) -> list[Item] | str:
         """The diagram's reader-visible items, or why it could not be rendered."""
         if name not in self._items:
-            from diagrams.svg import render_diagram
+            from diagrams.charts import render_chart
+            from diagrams.svg import DIAGRAMS, render_diagram
 
             try:
                 parser = _SvgParser()
-                svg = self.rendered.get(name) or render_diagram(name, self.trace)
+                svg = self.rendered.get(name) or (
+                    render_diagram(name, self.trace) if name in DIAGRAMS
+                    else render_chart(name, self.traces))
                 parser.feed(svg)
                 parser.close()
                 items = parser.svg.items if parser.svg else []
-                self._items[name] = (self._as_labelled(name, items) if items
-                                     else "no <svg> rendered")
+                labelled = self._as_labelled(name, items) if name in DIAGRAMS else items
+                self._items[name] = labelled if items else "no <svg> rendered"
             except LocatedError as err:
                 self._items[name] = str(err)
         return self._items[name]
@@ -150,13 +163,12 @@ class ExpectedDiagrams:
 
 def compare_svg(page: str, svg: SvgText, expected: ExpectedDiagrams) -> list[Finding]:
     """Findings for an inline SVG of `page` that differs from its diagram rendered afresh."""
-    from diagrams.svg import DIAGRAMS
-
-    if svg.name not in DIAGRAMS:
+    known = registered()
+    if svg.name not in known:
         if not svg.items:
             return []  # an icon: no text a reader could take for a figure
         return [Finding(page, svg.line, GATE, f"inline SVG with text names no registered "
-                        f"diagram (data-diagram={svg.name!r}; known: {', '.join(DIAGRAMS)}): "
+                        f"diagram (data-diagram={svg.name!r}; known: {', '.join(known)}): "
                         f"“{shorten(svg.items[0][1])}”")]
     want = expected.items(svg.name)
     if isinstance(want, str):

@@ -1,0 +1,34 @@
+"""What a chart is: its trace, its lines as value paths, its texts and axes (declarations only;
+``diagrams.charts`` draws them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Paths = str | tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Line:
+    """One plotted line: its legend label and where its x and y values are in the trace."""
+
+    label: str
+    x: Paths
+    y: Paths
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart of one trace's curves; texts hold no digits (they are shown on pages)."""
+
+    name: str
+    trace: str
+    title: str
+    desc: str
+    xlabel: str
+    ylabel: str
+    lines: tuple[Line, ...]
+    xscale: str = "linear"
+    yscale: str = "linear"
+    #: How the values table shows y values (a display format of ``diagrams.format``).
+    fmt: str = "sci"
