@@ -21,6 +21,7 @@ from diagrams.dot_parts import (
     close,
     edge,
     heading,
+    invisible,
     legend,
     node,
     opening,
@@ -39,23 +40,24 @@ def exact(trace: Trace, path: str) -> str:
     return format_value(trace.resolve(path), "exact")
 
 
-def fixed6(trace: Trace, path: str) -> str:
-    """The fixed6 display of a traced value: the stack's columns line up digit by digit."""
-    return format_value(trace.resolve(path), "fixed6")
-
-
 Card = tuple[str, ...]
 
 
-def _split_merge(name: str, source: Card, identity: Card, branch: Card, result: Card) -> str:
+def _split_merge(name: str, source: Card, identity: Card, branch: Card, result: Card,
+                 narrow: bool = False) -> str:
     """The shared shape of the forward and backward diagrams: split, two paths, add, result.
 
     Each argument is (heading, line, ...); the identity path is solid, the branch dashed, the
-    add node double-bordered, and the legend sits beside the result.
+    add node double-bordered, and the legend sits beside the result (``narrow``: top to
+    bottom, the legend below the result, for phone-width screens).
     """
-    lines = opening(name)
-    # Declared first, the legend lands below the result in the result's rank.
-    lines += legend("  { rank=same; result; legend; }")
+    if narrow:
+        lines = opening(f"{name}_narrow", rankdir="TB") + legend("  " + invisible(
+            "result", "legend"))
+    else:
+        lines = opening(name)
+        # Declared first, the legend lands below the result in the result's rank.
+        lines += legend("  { rank=same; result; legend; }")
     lines += [
         node("source", table(source[0], list(source[1:])), "value"),
         node("identity", table(identity[0], list(identity[1:])), "identity"),
@@ -71,7 +73,7 @@ def _split_merge(name: str, source: Card, identity: Card, branch: Card, result: 
     return close(lines)
 
 
-def forward_dot(trace: Trace) -> str:
+def forward_dot(trace: Trace, narrow: bool = False) -> str:
     """x splits into the identity path and the learned branch F(x); they add to give y."""
     source = exact(trace, "FORWARD.input")
     return _split_merge(
@@ -80,10 +82,11 @@ def forward_dot(trace: Trace) -> str:
         ("Identity path", f"x = {source}"),
         ("Learned branch", f"F(x) = {exact(trace, 'FORWARD.branch')}"),
         ("Residual output", "y = x + F(x)", f"y = {exact(trace, 'FORWARD.output')}"),
+        narrow,
     )
 
 
-def backward_dot(trace: Trace) -> str:
+def backward_dot(trace: Trace, narrow: bool = False) -> str:
     """ȳ reaches x twice: once unchanged (identity) and once through J_F(x)ᵀ; the two add."""
     return _split_merge(
         "backward",
@@ -91,6 +94,7 @@ def backward_dot(trace: Trace) -> str:
         ("Identity contribution", f"ȳ = {exact(trace, 'BACKWARD.identity')}"),
         ("Branch contribution", f"J_F(x)ᵀȳ = {exact(trace, 'BACKWARD.branch')}"),
         ("Input gradient", "x̄ = ȳ + J_F(x)ᵀȳ", f"x̄ = {exact(trace, 'BACKWARD.input')}"),
+        narrow,
     )
 
 
@@ -148,17 +152,21 @@ def checks_dot(trace: Trace) -> str:
     return close(lines)
 
 
-def stack_dot(trace: Trace) -> str:
-    """Plain and residual four-layer stacks as two columns side by side, depth by depth."""
+def stack_dot(trace: Trace, narrow: bool = False) -> str:
+    """Plain and residual stacks as two columns, depth by depth: side by side, or (``narrow``,
+    for phone-width screens) the plain column above the residual one."""
     factor = exact(trace, "STACK-CONFIG.branch-factor")
     keep = exact(trace, "STACK-CONFIG.residual-factor")
-    # Top to bottom, unlike the other diagrams: two narrow columns read depth by depth like the
-    # stack table and stay legible at phone width, where five-node rows would not.
-    lines = opening("stack", rankdir="TB")
+    # Top to bottom, unlike the other diagrams: columns read depth by depth like the stack table.
+    lines = opening("stack_narrow" if narrow else "stack", rankdir="TB")
     lines += _stack_row(trace, "plain", f"Plain stack: each layer multiplies by {factor}")
     lines += _stack_row(trace, "residual", f"Residual stack: each layer multiplies by {keep}")
-    # Declared last and tied to both columns, the legend sits centred below them.
-    lines += legend(*row(["plain_gradient", "legend"]), *row(["residual_gradient", "legend"]))
+    if narrow:
+        lines += legend("  " + invisible("plain_gradient", "residual_0"),
+                        "  " + invisible("residual_gradient", "legend"))
+    else:
+        # Declared last and tied to both columns, the legend sits centred below them.
+        lines += legend(*row(["plain_gradient", "legend"]), *row(["residual_gradient", "legend"]))
     return close(lines)
 
 
@@ -174,7 +182,7 @@ def _stack_row(trace: Trace, kind: str, title: str) -> list[str]:
     for record in trace.stack:
         depth = format_value(record.depth)
         node_id = f"{kind}_{depth}"
-        value = fixed6(trace, f"STACK[{depth}].{kind}")
+        value = exact(trace, f"STACK[{depth}].{kind}")
         merged = residual and record.depth > 0
         extra = {"peripheries": "2"} if merged else {}
         css_class = "value merge" if merged else "value"
@@ -184,7 +192,7 @@ def _stack_row(trace: Trace, kind: str, title: str) -> list[str]:
         if residual:
             lines.append("  " + edge(before, after, "identity"))
         lines.append("  " + edge(before, after, "learned"))
-    grad = fixed6(trace, f"STACK-GRADIENT.{kind}")
+    grad = exact(trace, f"STACK-GRADIENT.{kind}")
     lines.append("  " + node(f"{kind}_gradient", table("Input gradient", [f"x̄ = {grad}"]),
                              "value gradient"))
     lines += ["  " + line for line in row([ids[-1], f"{kind}_gradient"])]

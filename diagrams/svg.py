@@ -14,6 +14,7 @@ Output is a function of the input only: the same DOT gives byte-identical SVG.
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -62,6 +63,15 @@ DIAGRAMS: dict[str, tuple[Callable[[Trace], str], str, str]] = {
         "traced value after every layer and each stack's input gradient at the bottom.",
     ),
 }
+
+
+# Phone-width variants: top to bottom instead of left to right, one column instead of two. A
+# page shows each diagram with its variant, and CSS picks one by the screen's width.
+NARROW = "-narrow"
+DIAGRAMS.update({
+    f"{name}{NARROW}": (functools.partial(DIAGRAMS[name][0], narrow=True), *DIAGRAMS[name][1:])
+    for name in ("forward", "backward", "stack")
+})
 
 
 def render_diagram(name: str, trace: Trace) -> str:

@@ -64,9 +64,9 @@ def _gradient_split(trace: Trace) -> dict[str, Any]:
 
 def _zero_branch(trace: Trace) -> dict[str, Any]:
     rows = [
-        {"label": "Output y", "path": "ZERO-BRANCH.output", "format": "fixed6"},
-        {"label": "Input gradient x̄", "path": "ZERO-BRANCH.input-gradient", "format": "fixed6"},
-        {"label": "Weight gradient W̄", "path": "ZERO-BRANCH.weight-gradient", "format": "fixed6"},
+        {"label": "Output y", "path": "ZERO-BRANCH.output", "format": "exact"},
+        {"label": "Input gradient x̄", "path": "ZERO-BRANCH.input-gradient", "format": "exact"},
+        {"label": "Weight gradient W̄", "path": "ZERO-BRANCH.weight-gradient", "format": "exact"},
         {"label": "Weight gradient is nonzero", "path": "ZERO-BRANCH.weight-gradient-nonzero",
          "format": "exact"},
     ]
@@ -102,6 +102,39 @@ PREDICTIONS = (
 )
 
 
+# The checks diagram's cards as rows, for screens too narrow for the diagram: (heading,
+# ((label, path), ...)). Every value is the path the diagram's card shows.
+CHECK_CARDS = (
+    ("Branch-owned parameter", (("parameter", "PARAMETER.name"), ("W shape", "PARAMETER.shape"),
+                                ("W̄", "PARAMETER.gradient"))),
+    ("Zero-weight branch", (("parameter", "ZERO-BRANCH.name"),
+                            ("F(x) vanishes: y = x", "ZERO-BRANCH.output"),
+                            ("x̄ = ȳ", "ZERO-BRANCH.input-gradient"),
+                            ("W̄", "ZERO-BRANCH.weight-gradient"),
+                            ("W̄ nonzero", "ZERO-BRANCH.weight-gradient-nonzero"))),
+    ("Broadcastable is still invalid", (("identity shape", "SHAPE-ERROR.identity"),
+                                        ("branch shape", "SHAPE-ERROR.branch"),
+                                        ("generic addition broadcasts",
+                                         "SHAPE-ERROR.broadcastable"),
+                                        ("residual merge rejects", "SHAPE-ERROR.rejected"))),
+    ("Sampled gradient check", (("input checks", "GRADCHECK.input-checks"),
+                                ("weight checks", "GRADCHECK.weight-checks"),
+                                ("step", "GRADCHECK.step"), ("tolerance τ", "GRADCHECK.tolerance"),
+                                ("passed", "GRADCHECK.passed"))),
+    ("Verified residual properties", (("fixture", "CONFIG.name"), ("shape(x)", "CONFIG.shape"),
+                                      ("identity", "PROOF.identity"),
+                                      ("gradient", "PROOF.gradient"),
+                                      ("parameters", "PROOF.parameters"),
+                                      ("broadcast", "PROOF.broadcast"))),
+)
+
+
+def _checks(trace: Trace) -> dict[str, Any]:
+    return {"cards": [{"heading": heading, "rows": [{"label": label, "path": path}
+                                                    for label, path in rows]}
+                      for heading, rows in CHECK_CARDS]}
+
+
 def _predictions(trace: Trace) -> dict[str, Any]:
     return {"rows": [{"label": label, "path": path, "anchor": anchor}
                      for label, path, anchor in PREDICTIONS]}
@@ -113,6 +146,7 @@ TABLES: dict[str, tuple[str, Callable[[Trace], dict[str, Any]]]] = {
     "zero-branch": ("zero-branch.html.j2", _zero_branch),
     "scaled": ("scaled.html.j2", _scaled),
     "predictions": ("predictions.html.j2", _predictions),
+    "checks-narrow": ("checks-narrow.html.j2", _checks),
 }
 
 

@@ -115,7 +115,21 @@ class SiteContext:
         return path.read_text(encoding="utf-8")
 
     def diagram(self, name: str) -> Markup:
-        """The inline SVG of diagram ``name`` in a scrollable, labelled wrapper."""
+        """The inline SVG of diagram ``name`` in a labelled wrapper; where the diagram has a
+        phone-width variant (``NAME-narrow``: a diagram, or a table), both, and the page's CSS
+        shows the one that fits the screen."""
+        wide = self._svg_region(name)
+        narrow = self.generated / f"{name}-narrow"
+        if narrow.with_suffix(".svg").is_file():
+            other = self._svg_region(f"{name}-narrow")
+        elif narrow.with_suffix(".html").is_file():
+            other = self.table(f"{name}-narrow")
+        else:
+            return wide
+        return Markup('<div class="figure-wide">\n{}\n</div>\n<div class="figure-narrow">\n{}\n'
+                      "</div>").format(wide, other)
+
+    def _svg_region(self, name: str) -> Markup:
         svg = "\n".join(line for line in self._generated(name, ".svg", "diagram").splitlines()
                         if line.strip())
         found = _TITLE.search(svg)
