@@ -93,11 +93,11 @@ def shown(path: Path) -> str:
 
 def engine_phase(args: argparse.Namespace, cache: Cache, progress: Progress) -> BuildInputs:
     """Run (or take from the cache) every engine job except the traces given by --trace."""
-    given = given_traces(args.trace)
     trace_dir = args.build_dir / "trace"
-    jobs = [job for job in pipeline.engine_jobs() if job.name not in given
-            and not (given and job.name == "learner-report")]
     with progress.phase("engine") as notes:
+        given = given_traces(args.trace)
+        jobs = [job for job in pipeline.engine_jobs() if job.name not in given
+                and not (given and job.name == "learner-report")]
         results = pipeline.run_engine(ROOT, cache, jobs, args.build_dir)
         if results:
             write_folder(trace_dir, {r.job.file: r.data for r in results})
@@ -146,8 +146,9 @@ def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> in
                            for trace_id, path in inputs.traces.items()}, CHAPTER_TRACE)
         report = _read_report(inputs.report)
         notes.append(f"{len(traces.traces)} trace(s)" + ("" if report else ", no report"))
-    generated_key = pipeline.generated_key(ROOT, traces)
-    key = freshness.site_key(ROOT, traces, report, generated_key, args.site_url)
+        # Inside a phase: a failure here (Graphviz missing) still names the phase on stdout.
+        generated_key = pipeline.generated_key(ROOT, traces)
+        key = freshness.site_key(ROOT, traces, report, generated_key, args.site_url)
     if not args.force and freshness.is_up_to_date(build, out, key):
         progress.total(f"up to date: {shown(out)} was built from these inputs "
                        "(--force rebuilds)")
