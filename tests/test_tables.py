@@ -18,7 +18,6 @@ from tracefile import Trace, parse_trace
 from tracefile.errors import TracePathError
 
 
-
 def local(path: str) -> str:
     """A provenance path without its trace id, which every table must write."""
     prefix = "residual-connections-v1:"
