@@ -1,9 +1,10 @@
-"""End-to-end tests for build_site.py: the command line and whole builds.
+"""End-to-end tests for build_site.py: the command line, whole builds and "up to date".
 
 Builds run in fresh processes exactly as a user runs them, always with ``--build-dir`` and
 ``--out`` in a pytest temp folder. The session's site (tests/conftest.py) is the one built
 from the golden trace and learner report; tests that need a changed page work on a copy of the
-project. Failed builds are tested in tests/test_bad_input.py, serving in tests/test_serve.py.
+project. Failed builds are tested in tests/test_bad_input.py, serving in tests/test_serve.py
+(which imports ``run`` and ``project_copy`` from here).
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from site_support import (
     build,
     folder_listing,
     listing_changes,
-    project_copy,  # noqa: F401 (tests/test_serve.py imports it from here)
+    project_copy,
     run,
+    tree_digest,
 )
 
 from sitebuild.pipeline import engine_jobs
@@ -31,6 +33,8 @@ TRACE_NAME = GOLDEN_TRACE.name
 PHASES = ("engine", "parse", "generate", "mkdocs", "gates", "publish", "total")
 PHASE_LINE = re.compile(r"\[build\] (\S+) +\d+\.\d\ds(  .*)?")
 DETAIL_LINE = re.compile(r"\[build\]   (\S+) +(\d+\.\d\ds|cached)")
+UP_TO_DATE = re.compile(r"\[build\] total +\d+\.\d\ds  up to date: \S+ was built from these "
+                        r"inputs \(--force rebuilds\)")
 
 
 def phases(stdout: str) -> list[str]:
@@ -162,6 +166,54 @@ def test_a_report_beside_the_trace_is_not_used(tmp_path: Path) -> None:
     page = (out / "trace.html").read_text()
     assert "No learner report with this trace" in page
     assert GOLDEN_REPORT.read_text().splitlines()[1] not in page
+
+
+# ---- up to date ----
+
+
+@pytest.mark.slow
+def test_an_unchanged_build_is_up_to_date_and_force_rebuilds(tmp_path: Path) -> None:
+    out, build_dir = tmp_path / "site", tmp_path / "build"
+    engine = {"traces": (), "report": None}  # the default build: the engine writes the trace
+    first = build(out, build_dir, **engine)
+    assert first.returncode == 0, first.stdout + first.stderr
+    published = tree_digest(out)
+    assert set(details(first.stdout)) == {job.name for job in engine_jobs()}
+
+    again = build(out, build_dir, **engine)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert UP_TO_DATE.fullmatch(again.stdout.splitlines()[-1]), again.stdout
+    assert "mkdocs" not in phases(again.stdout), again.stdout
+    assert set(details(again.stdout).values()) == {"cached"}, again.stdout
+    assert tree_digest(out) == published
+
+    forced = build(out, build_dir, **engine, extra=["--force"])
+    assert forced.returncode == 0, forced.stdout + forced.stderr
+    assert phases(forced.stdout) == list(PHASES), forced.stdout
+    assert forced.stdout.splitlines()[-1].endswith(f"published {out}"), forced.stdout
+    assert tree_digest(out) == published
+
+    (out / "building.html").write_text("tampered\n")  # the site no longer is what was published
+    repaired = build(out, build_dir, **engine)
+    assert "mkdocs" in phases(repaired.stdout), repaired.stdout
+    assert tree_digest(out) == published
+
+
+@pytest.mark.slow
+def test_an_edited_page_is_not_up_to_date(tmp_path: Path) -> None:
+    proj = project_copy(tmp_path)
+    out, build_dir = tmp_path / "site", tmp_path / "build"
+    first = build(out, build_dir, project=proj)
+    assert first.returncode == 0, first.stdout + first.stderr
+    page = proj / "docs" / "building.md"
+    page.write_text(page.read_text() + "\nA sentence added after publishing.\n")
+    edited = build(out, build_dir, project=proj)
+    assert edited.returncode == 0, edited.stdout + edited.stderr
+    assert "up to date" not in edited.stdout
+    assert "mkdocs" in phases(edited.stdout), edited.stdout
+    assert "A sentence added after publishing." in (out / "building.html").read_text()
+    again = build(out, build_dir, project=proj)
+    assert UP_TO_DATE.fullmatch(again.stdout.splitlines()[-1]), again.stdout
 
 
 # ---- the README's main command, with the real engine ----
