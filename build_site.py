@@ -97,19 +97,19 @@ def shown(path: Path) -> str:
 def engine_phase(args: argparse.Namespace, cache: Cache, progress: Progress) -> BuildInputs:
     """Run (or take from the cache) every engine job, and hold each --trace file against the
     engine's own run of that trace: a difference stops the build unless --unverified-trace."""
-    given = given_traces(args.trace)
     trace_dir = args.build_dir / "trace"
     with progress.phase("engine") as notes:
+        given = given_traces(args.trace)  # inside the phase: a bad file names it on stdout
         results = pipeline.run_engine(ROOT, cache, None, args.build_dir)
         write_folder(trace_dir, {name: data for r in results for name, data in r.files.items()})
         ran = [r for r in results if r.status == "ran"]
         notes.append(f"{len(results)} job(s), {len(ran)} run, {len(results) - len(ran)} cached")
+        fresh = {trace_id: trace_dir / SCHEMAS[trace_id].file_name for trace_id in SCHEMAS}
+        differ = tuple(trace_id for trace_id, path in given.items()
+                       if not same_as_engine(path, fresh[trace_id], args.unverified_trace))
     for result in results:
         took = f"{result.seconds:.2f}s" if result.status == "ran" else "cached"
         progress.detail(f"{result.job.name:<28} {took}")
-    fresh = {trace_id: trace_dir / SCHEMAS[trace_id].file_name for trace_id in SCHEMAS}
-    differ = tuple(trace_id for trace_id, path in given.items()
-                   if not same_as_engine(path, fresh[trace_id], args.unverified_trace))
     for trace_id in given:
         progress.detail(f"--trace {trace_id}: " + ("differs from the engine's run (published "
                         "with a banner)" if trace_id in differ else "equals the engine's run"))
@@ -165,9 +165,10 @@ def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> in
                            for trace_id, path in inputs.traces.items()}, CHAPTER_TRACE)
         report = _read_report(inputs.report)
         notes.append(f"{len(traces.traces)} trace(s)" + ("" if report else ", no report"))
-    generated_key = pipeline.generated_key(ROOT, traces)
-    key = freshness.site_key(ROOT, traces, report, generated_key, args.site_url,
-                             inputs.unverified)
+        # Inside a phase: a failure here (Graphviz missing) still names the phase on stdout.
+        generated_key = pipeline.generated_key(ROOT, traces)
+        key = freshness.site_key(ROOT, traces, report, generated_key, args.site_url,
+                                 inputs.unverified)
     if not args.force and freshness.is_up_to_date(build, out, key):
         progress.total(f"up to date: {shown(out)} was built from these inputs "
                        "(--force rebuilds)")

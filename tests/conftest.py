@@ -1,22 +1,77 @@
-"""Fixtures shared across the test suite.
+"""Fixtures and checks shared by the whole suite.
+
+Paths are constants in tests/paths.py (``ROOT``, ``GOLDEN_DIR``, ``GOLDEN_TRACE``,
+``GOLDEN_REPORT``), imported by the tests themselves; this file is never imported.
 
 - ``trace_text``: the golden trace (tests/golden/residual-connections-v1.trace) as text.
-- ``trace``: ``trace_text`` parsed by ``diagrams.trace.parse_trace``.
+- ``trace``: ``trace_text`` parsed by ``tracefile.parse_trace``.
 - ``hostile_name``: a parameter name full of quotes, ``<``, ``&``, braces, Markdown and math
   characters — all legal in a trace name.
 - ``hostile_trace``: the golden trace with its parameter names replaced by ``hostile_name``.
+- ``site_build`` (session): the one site built per session from the golden trace and the
+  golden learner report, with ``--build-dir`` and ``--out`` in a pytest temp folder, as a
+  ``site_support.BuiltSite`` (site, build folder, progress lines); ``built_site`` is its site
+  folder. Tests must not modify either: ``site_copy`` is a copy a test may tamper with.
+- ``engine_build`` (session): the README's command, ``./dev build``, run once with an empty
+  build folder (so the engine runs) into a pytest temp folder.
+- ``browser`` (session): headless Chromium (tests/browser_support.py).
+
+Checks: the run fails when the repository's own ``build/`` or ``site/`` changed during the
+session (no test may write there), and collection fails when a test that uses a full build is
+not marked ``slow`` or one that drives Chromium is not marked ``browser``.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from browser_support import launch
+from paths import GOLDEN_TRACE, OUTPUT_DIRS, ROOT
+from site_support import BUILD_TIMEOUT, BuiltSite, build_or_fail, folder_listing, listing_changes
 
 from tracefile import Trace, parse_trace
 
-GOLDEN_TRACE = Path(__file__).parent / "golden" / "residual-connections-v1.trace"
 HOSTILE_NAME = "\"'><script>alert(1)</script>&amp;{{x}}{%y%}\\*_$z$<!--"
+#: Fixtures that run a whole build, and the one that starts Chromium.
+FULL_BUILD_FIXTURES = frozenset({"site_build", "built_site", "engine_build"})
+BROWSER_FIXTURE = "browser"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Refuse to run a build test not marked ``slow`` or a Chromium test not marked ``browser``.
+
+    So ``pytest -m "not slow and not browser"`` stays the fast loop.
+    """
+    wrong = []
+    for item in items:
+        uses = set(getattr(item, "fixturenames", ()))
+        if uses & FULL_BUILD_FIXTURES and item.get_closest_marker("slow") is None:
+            wrong.append(f"{item.nodeid} uses a full build but is not marked slow")
+        if BROWSER_FIXTURE in uses and item.get_closest_marker("browser") is None:
+            wrong.append(f"{item.nodeid} drives Chromium but is not marked browser")
+    if wrong:
+        raise pytest.UsageError("markers missing:\n  " + "\n  ".join(wrong))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def repository_outputs_untouched() -> Iterator[None]:
+    """Fail the run when the repository's own build/ or site/ changed during the session."""
+    before = {folder: folder_listing(folder) for folder in OUTPUT_DIRS}
+    yield
+    changes = []
+    for folder in OUTPUT_DIRS:
+        changes += [f"{folder.relative_to(ROOT)}/: {change}"
+                    for change in listing_changes(before[folder], folder_listing(folder))]
+    if changes:
+        pytest.fail("tests wrote into the repository's own output folders (give every build "
+                    "--build-dir and --out under a pytest temp folder):\n  "
+                    + "\n  ".join(changes[:20]), pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -40,3 +95,43 @@ def hostile_trace(trace_text: str) -> Trace:
     for name in ("residual.branch.weight", "residual.zero.weight", "plain.stack.0.branch.weight"):
         text = text.replace(name, HOSTILE_NAME)
     return parse_trace(text, "hostile.trace")
+
+
+@pytest.fixture(scope="session")
+def site_build(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
+    """The site built once per session from the golden trace and learner report."""
+    base = tmp_path_factory.mktemp("golden-build")
+    return build_or_fail(base / "site", base / "build")
+
+
+@pytest.fixture(scope="session")
+def built_site(site_build: BuiltSite) -> Path:
+    """The session's site folder; tests must not modify it."""
+    return site_build.site
+
+
+@pytest.fixture
+def site_copy(built_site: Path, tmp_path: Path) -> Path:
+    """A copy of the session's site that the test may tamper with."""
+    return Path(shutil.copytree(built_site, tmp_path / "site"))
+
+
+@pytest.fixture(scope="session")
+def engine_build(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
+    """``./dev build`` (the README's command) with an empty build folder, once per session."""
+    base = tmp_path_factory.mktemp("engine-build")
+    out, build_dir = base / "site", base / "build"
+    done = subprocess.run(
+        [str(ROOT / "dev"), "build", "--build-dir", str(build_dir), "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=2 * BUILD_TIMEOUT,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    if done.returncode != 0 or not (out / "index.html").is_file():
+        pytest.fail(f"./dev build failed (exit {done.returncode}):\n{done.stdout}\n"
+                    f"{done.stderr}", pytrace=False)
+    return BuiltSite(out, build_dir, done.stdout)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    with launch() as chromium:
+        yield chromium

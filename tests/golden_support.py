@@ -10,8 +10,6 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
-
 
 def assert_matches_golden(actual: str, golden: Path, rendered_by: str = "rendered") -> None:
     expected = golden.read_bytes().decode("utf-8")

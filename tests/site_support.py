@@ -1,10 +1,19 @@
-"""Helpers shared by the gate tests: the golden trace, whole-site builds, tree hashes, a server.
+"""Helpers for the tests that build the site: the command, project copies, tree hashes,
+the one check of a failed build, and a local server.
 
-Contract: `golden_text()` is the engine's golden trace, so the site side can be built without
-running the engine. `build(trace, out)` runs
-`build_site.py build --trace TRACE --out OUT` in a fresh process and returns the completed
-process. `built_site(tmp_path_factory)` builds one site per test session (cached here, so every
-module's fixture shares it) and fails the test — never skips — when the build fails.
+Contract:
+- `run(args, project)` runs `PROJECT/build_site.py ARGS` from `project` in a fresh process.
+- `build(out, build_dir, ...)` runs `build_site.py build` with `--build-dir` and `--out`
+  always given, so no test's build writes into the repository's own `build/` or `site/`; by
+  default from the golden trace and the golden learner report (`traces=()`: run the engine).
+- `project_copy(base)` is a copy of the project (sources and docs) that a test may break.
+- `Published.snapshot(out)` records a published site; `assert_failed_cleanly(done,
+  previous_site, phase, build_dir)` is the one check of a failed build: exit 1, no traceback,
+  one located line on stderr, the failed phase named last on stdout, the previous site
+  byte-identical and nothing left behind.
+- `tree_digest(root)` hashes every file of a folder; `folder_listing(folder)` lists paths
+  with sizes and mtimes (what the session's guard on `build/` and `site/` compares).
+- `serve(directory)` serves a folder on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -13,59 +22,76 @@ import functools
 import hashlib
 import http.server
 import os
+import re
+import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+from paths import GOLDEN_REPORT, GOLDEN_TRACE, ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = ROOT / "tests" / "golden" / "residual-connections-v1.trace"
 BUILD_TIMEOUT = 300
+#: Left out of a project copy: outputs, caches, the virtualenv, the tests themselves.
+IGNORED = shutil.ignore_patterns("build", "site", ".git", ".venv", "node_modules", "tests",
+                                 "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis",
+                                 "*.egg-info")
+#: A located error line: ``FILE:LINE: message``, ``FILE: message`` or ``PHASE: message``.
+LOCATED = re.compile(r"^\S+(:\d+)?: \S")
 
-_built: dict[str, Path] = {}
+
+@dataclass(frozen=True)
+class BuiltSite:
+    """A finished build: the published site, its build folder and what it printed."""
+
+    site: Path
+    build_dir: Path
+    stdout: str
 
 
-def golden_text() -> str:
-    """The golden trace the engine must reproduce byte for byte."""
-    return GOLDEN.read_text(encoding="utf-8")
-
-
-def build(trace: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    """Build the site from `trace` into `out` in a fresh Python process."""
+def run(args: Sequence[str], project: Path = ROOT, env: dict[str, str] | None = None,
+        ) -> subprocess.CompletedProcess[str]:
+    """``PROJECT/build_site.py ARGS`` in a fresh process, from ``project``."""
     return subprocess.run(
-        [sys.executable, "build_site.py", "build", "--trace", str(trace), "--out", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=BUILD_TIMEOUT,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        [sys.executable, str(project / "build_site.py"), *args], cwd=project,
+        capture_output=True, text=True, timeout=BUILD_TIMEOUT,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **(env or {})},
     )
 
 
-def build_or_fail(trace: Path, out: Path) -> Path:
-    """Build and return `out`; a failed build fails the calling test with its output."""
-    done = build(trace, out)
+def build(out: Path, build_dir: Path, *, traces: Sequence[Path] = (GOLDEN_TRACE,),
+          report: Path | None = GOLDEN_REPORT, project: Path = ROOT,
+          env: dict[str, str] | None = None, extra: Sequence[str] = (),
+          ) -> subprocess.CompletedProcess[str]:
+    """``build_site.py build`` into ``out`` with ``build_dir`` (both required)."""
+    args = ["build", "--build-dir", str(build_dir), "--out", str(out)]
+    for trace in traces:
+        args += ["--trace", str(trace)]
+    if report is not None:
+        args += ["--report", str(report)]
+    return run([*args, *extra], project, env)
+
+
+def build_or_fail(out: Path, build_dir: Path, **options: Any) -> BuiltSite:
+    """``build(...)``; a failed build fails the calling test with its output."""
+    done = build(out, build_dir, **options)
     if done.returncode != 0 or not (out / "index.html").is_file():
-        pytest.fail(
-            f"build_site.py build --trace {trace} --out {out} failed "
-            f"(exit {done.returncode}):\n{done.stdout}\n{done.stderr}",
-            pytrace=False,
-        )
-    return out
+        pytest.fail(f"build_site.py build --out {out} failed (exit {done.returncode}):\n"
+                    f"{done.stdout}\n{done.stderr}", pytrace=False)
+    return BuiltSite(out, build_dir, done.stdout)
 
 
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One site built from the golden trace per session; tests must not modify it."""
-    if "golden" not in _built:
-        base = tmp_path_factory.mktemp("built")
-        trace = base / "residual-connections-v1.trace"
-        trace.write_text(golden_text(), encoding="utf-8")
-        _built["golden"] = build_or_fail(trace, base / "site")
-    return _built["golden"]
+def project_copy(base: Path) -> Path:
+    """A copy of the project (sources and docs) that a test may break."""
+    proj = base / "project"
+    shutil.copytree(ROOT, proj, ignore=IGNORED)
+    (proj / "node_modules").symlink_to(ROOT / "node_modules")
+    return proj
 
 
 def tree_digest(root: Path) -> dict[str, str]:
@@ -75,6 +101,74 @@ def tree_digest(root: Path) -> dict[str, str]:
         for path in sorted(root.rglob("*"))
         if path.is_file()
     }
+
+
+def folder_listing(folder: Path) -> dict[str, tuple[int, int]] | None:
+    """Every entry under ``folder`` (itself included) with its size and mtime; None if absent.
+
+    Symbolic links are listed, not followed.
+    """
+    if not os.path.lexists(folder):
+        return None
+    listing = {}
+    for top, dirs, files in os.walk(folder):
+        for name in [".", *dirs, *files]:
+            path = Path(top, name)
+            stat = path.lstat()
+            listing[path.relative_to(folder).as_posix()] = (stat.st_size, stat.st_mtime_ns)
+    return listing
+
+
+def listing_changes(before: dict[str, tuple[int, int]] | None,
+                    after: dict[str, tuple[int, int]] | None) -> list[str]:
+    """What differs between two ``folder_listing`` results, one line per path."""
+    if before is None or after is None:
+        return [] if before == after else ["created" if before is None else "removed"]
+    return ([f"new: {p}" for p in sorted(after.keys() - before.keys())]
+            + [f"gone: {p}" for p in sorted(before.keys() - after.keys())]
+            + [f"changed: {p}" for p in sorted(before.keys() & after.keys())
+               if before[p] != after[p]])
+
+
+@dataclass(frozen=True)
+class Published:
+    """A previously published site that a failing build must leave exactly as it was."""
+
+    path: Path
+    digest: dict[str, str]
+    beside: list[str]
+
+    @classmethod
+    def snapshot(cls, path: Path) -> Published:
+        return cls(path, tree_digest(path), sorted(os.listdir(path.parent)))
+
+
+def assert_failed_cleanly(done: subprocess.CompletedProcess[str], previous_site: Published,
+                          phase: str, build_dir: Path) -> str:
+    """The build failed the way every failure must; returns its one stderr line.
+
+    Exit code 1, no traceback, exactly one located line on stderr (``FILE:LINE: ``,
+    ``FILE: `` or ``PHASE: ``, under 1000 characters), ``[build] PHASE FAILED`` last on
+    stdout, the previous site byte-identical, nothing new beside it and no temporary folder
+    left in ``build_dir``.
+    """
+    shown = f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr[:2000]}"
+    assert done.returncode == 1, shown
+    assert "Traceback" not in done.stdout + done.stderr, shown
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, f"stderr must be one line, got {len(lines)}:\n{shown}"
+    assert LOCATED.match(lines[0]), f"not a located line: {lines[0][:300]!r}"
+    assert len(lines[0]) < 1000, f"error line is {len(lines[0])} characters long"
+    last = done.stdout.splitlines()[-1] if done.stdout.strip() else ""
+    assert re.fullmatch(rf"\[build\] {phase} +FAILED +\d+\.\d\ds", last), shown
+    assert tree_digest(previous_site.path) == previous_site.digest, "previous site modified"
+    assert sorted(os.listdir(previous_site.path.parent)) == previous_site.beside, (
+        "the build left files beside the site")
+    if build_dir.is_dir():
+        leftovers = [p.name for p in build_dir.iterdir()
+                     if p.name.startswith(".") and p.name != ".lock"]
+        assert leftovers == [], f"temporary folders left in the build folder: {leftovers}"
+    return lines[0]
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

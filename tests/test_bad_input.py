@@ -1,36 +1,34 @@
-"""Atomic builds and bad input: `build_site.py build --trace BAD --out DIR` fails cleanly.
+"""Failed builds are atomic and one line: every way a build can fail, in one table.
 
-For each defective trace the build must exit non-zero, print exactly one line
-`FILE:LINE: what was wrong` on stderr (no traceback), and leave a previously built `--out`
-folder byte-identical (nothing half-written beside it either). Hostile but valid parameter
-names must build and show up escaped, never as markup. A failing gate must fail the build the
-same way: the audit is replaced in-process by one that always finds something.
+Each case makes one defect — a bad trace or learner report, a broken page (on a copy of the
+project), a missing tool — and builds over a copy of a good site. Every failure must pass
+`site_support.assert_failed_cleanly`: exit 1, no traceback, exactly one located line on stderr
+(`FILE:LINE: `, `FILE: ` or `PHASE: `), the failed phase named last on stdout, and the
+previous site byte-identical with nothing left beside it. Each case also says where its line
+must point. Hostile but valid parameter names must build and show up escaped, never as markup.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-import site_support
+from paths import GOLDEN_REPORT, GOLDEN_TRACE
+from site_support import Published, assert_failed_cleanly, build, build_or_fail, project_copy
 
-pytestmark = pytest.mark.slow
-
-ERROR_LINE = re.compile(r"^\S+:\d+: \S")
-PHASE_LINE = re.compile(r"^\S+(:\d+)?: \S")  # a missing tool has no line to point at
 # Quotes, markup, an entity, Jinja braces, Markdown and math characters: all legal in a name.
 HOSTILE = "q\"u'o<evil>&amp;{{7*7}}{%raw%}\\*_$z$`<!--"
+PAGE = "docs/building.md"
 
 
 def _golden() -> str:
-    return site_support.golden_text()
+    return GOLDEN_TRACE.read_text(encoding="utf-8")
 
 
 def _replace(old: str, new: str) -> Callable[[], bytes]:
@@ -48,58 +46,131 @@ def _duplicate(prefix: str) -> bytes:
     return "".join([*lines[: at + 1], lines[at], *lines[at + 1 :]]).encode()
 
 
-BAD_TRACES: dict[str, Callable[[], bytes]] = {
-    "truncated": lambda: _golden().encode()[: len(_golden()) // 2],
-    "wrong-version": _replace("residual-connections-v1", "residual-connections-v2"),
-    "nan": lambda: re.sub(r"max-error=\S+", "max-error=nan", _golden()).encode(),
-    "nan-in-vector": _replace("FORWARD input=[2.0,-1.0]", "FORWARD input=[2.0,nan]"),
-    "duplicate-record": lambda: _duplicate("FORWARD "),
-    "wrong-vector-length": _replace("weight=[0.5,-1.0,2.0,0.25]", "weight=[0.5,-1.0,2.0]"),
-    "non-utf8": lambda: _golden().encode().replace(b"known-residual", b"known-\xff\xferesidual"),
-    "10mb-line": _replace("FORWARD input=[2.0,-1.0]",
-                          "FORWARD input=[" + "1.0," * 2_621_440 + "1.0]"),
-    "empty": lambda: b"",
-    "newline-in-name": _replace("PARAMETER name=residual.branch.weight",
-                                "PARAMETER name=residual.branch\n.weight"),
+@dataclass(frozen=True)
+class Attempt:
+    """One failing build: its options (see ``site_support.build``), the line it must print."""
+
+    line: str  # a regex the stderr line must match from its start
+    options: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A failure case: the phase that fails and how to set the defect up."""
+
+    phase: str
+    setup: Callable[[Path, Path], Attempt]  # (tmp_path, previous site) → the attempt
+
+
+def bad_trace(make: Callable[[], bytes], where: str = "") -> Failure:
+    """A defective trace given with --trace: the line names the file and a line in it."""
+
+    def setup(tmp: Path, out: Path) -> Attempt:
+        trace = tmp / "bad.trace"
+        trace.write_bytes(make())
+        return Attempt(re.escape(f"{trace}:") + r"\d+: " + where, {"traces": (trace,)})
+
+    return Failure("engine", setup)
+
+
+def page_edit(phase: str, added: str, line: str) -> Failure:
+    """A line appended to docs/building.md in a project copy.
+
+    ``line`` is formatted with ``out`` (the site folder) and ``at`` (the added line's number).
+    """
+
+    def setup(tmp: Path, out: Path) -> Attempt:
+        proj = project_copy(tmp)
+        page = proj / PAGE
+        text = page.read_text(encoding="utf-8")
+        page.write_text(f"{text}\n{added}\n", encoding="utf-8")
+        at = text.count("\n") + 2
+        return Attempt(line.format(out=re.escape(str(out)), at=at), {"project": proj})
+
+    return Failure(phase, setup)
+
+
+def given_options(phase: str, line: str, **options: object) -> Failure:
+    return Failure(phase, lambda tmp, out: Attempt(line, dict(options)))
+
+
+def no_tools(tmp: Path, out: Path) -> Attempt:
+    (tmp / "no-tools").mkdir()
+    return Attempt(re.escape("dot: Graphviz `dot` is not on PATH"),
+                   {"env": {"PATH": str(tmp / "no-tools")}})
+
+
+BROKEN_LINK = (r"{out}/building\.html:\d+: \[links\] broken .*{target}.* "
+               r"\(from docs/building\.md:{{at}}\)$")
+FAILURES: dict[str, Failure] = {
+    # the trace given with --trace
+    "truncated": bad_trace(lambda: _golden().encode()[: len(_golden()) // 2],
+                           "(?i:.*(end|footer))"),
+    "trace-footer-missing": bad_trace(lambda: _golden().rsplit("TRACE", 1)[0].encode(),
+                                      "(?i:.*(footer|end))"),
+    "wrong-version": bad_trace(_replace("residual-connections-v1", "residual-connections-v2"),
+                               ".*residual-connections-v2"),
+    "nan": bad_trace(lambda: re.sub(r"max-error=\S+", "max-error=nan", _golden()).encode(),
+                     "(?i:.*nan)"),
+    "nan-step": bad_trace(_replace("step=1e-06", "step=nan"), "(?i:.*nan)"),
+    "nan-in-vector": bad_trace(_replace("FORWARD input=[2.0,-1.0]", "FORWARD input=[2.0,nan]")),
+    "unknown-record": bad_trace(_replace("CONFIG", "CONFIG-V2")),
+    "duplicate-record": bad_trace(lambda: _duplicate("FORWARD ")),
+    "wrong-vector-length": bad_trace(_replace("weight=[0.5,-1.0,2.0,0.25]",
+                                              "weight=[0.5,-1.0,2.0]")),
+    "non-utf8": bad_trace(lambda: _golden().encode().replace(b"known-residual",
+                                                             b"known-\xff\xferesidual")),
+    "10mb-line": bad_trace(_replace("FORWARD input=[2.0,-1.0]",
+                                    "FORWARD input=[" + "1.0," * 2_621_440 + "1.0]")),
+    "empty": bad_trace(lambda: b""),
+    "newline-in-name": bad_trace(_replace("PARAMETER name=residual.branch.weight",
+                                          "PARAMETER name=residual.branch\n.weight")),
+    "same-trace-twice": given_options(
+        "engine", re.escape(f"{GOLDEN_TRACE}:1: --trace names residual-connections-v1 twice"),
+        traces=(GOLDEN_TRACE, GOLDEN_TRACE)),
+    # the learner report given with --report
+    "missing-report": given_options(
+        "parse", re.escape(f"{GOLDEN_REPORT}.missing: cannot read the learner report"),
+        report=Path(f"{GOLDEN_REPORT}.missing")),
+    # a broken page
+    "misspelt-value-path": page_edit(
+        "mkdocs", 'The value {{ tv("FORWARD.no-such-key") }} is misspelt.',
+        rf"{PAGE}:{{at}}: .*FORWARD\.no-such-key"),
+    "markdown-link": page_edit("mkdocs", "See [the missing page](missing.md).",
+                               rf"{PAGE}:{{at}}: .*missing\.md"),
+    "typed-number": page_edit("gates", "A typed number, 0.42, has no provenance.",
+                              r"{out}/building\.html:\d+: \[audit\] .*0\.42.* "
+                              r"\(from docs/building\.md\)$"),
+    # raw HTML escapes MkDocs' own link validation: the links gate names the page's line
+    "broken-anchor": page_edit("gates", '<p><a href="#no-such-heading">jump</a></p>',
+                               BROKEN_LINK.format(out="{out}", target="no-such-heading")),
+    "broken-anchor-on-other-page": page_edit(
+        "gates", '<p><a href="trace.html#no-such-section">there</a></p>',
+        BROKEN_LINK.format(out="{out}", target="no-such-section")),
+    "broken-image": page_edit("gates", '<p><img src="missing.png" alt="gone"></p>',
+                              BROKEN_LINK.format(out="{out}", target="missing\\.png")),
+    # the tools
+    "missing-graphviz": Failure("parse", no_tools),
 }
 
 
-@pytest.fixture(scope="module")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return site_support.built_site(tmp_path_factory)
-
-
 @pytest.fixture
-def previous_site(built_site: Path, tmp_path: Path) -> Path:
-    """A copy of a good build that a failing build must leave alone."""
-    return Path(shutil.copytree(built_site, tmp_path / "published" / "site"))
+def previous_site(built_site: Path, tmp_path: Path) -> Published:
+    """A copy of a good build, alone in its folder, that a failing build must leave alone."""
+    return Published.snapshot(Path(shutil.copytree(built_site, tmp_path / "published" / "site")))
 
 
-def assert_failed_cleanly(
-    done: subprocess.CompletedProcess[str], pattern: re.Pattern[str] = ERROR_LINE
-) -> str:
-    assert done.returncode != 0, f"build succeeded:\n{done.stdout}\n{done.stderr}"
-    assert "Traceback" not in done.stderr + done.stdout, done.stderr
-    lines = done.stderr.strip("\n").split("\n")
-    assert len(lines) == 1, f"stderr must be one line, got {len(lines)}:\n{done.stderr[:2000]}"
-    assert pattern.match(lines[0]), f"not {pattern.pattern}: {lines[0][:300]!r}"
-    assert len(lines[0]) < 1000, f"error line is {len(lines[0])} characters long"
-    return lines[0]
-
-
-@pytest.mark.parametrize("case", BAD_TRACES)
-def test_bad_trace_fails_cleanly_and_keeps_previous_site(
-    case: str, previous_site: Path, tmp_path: Path
+@pytest.mark.slow
+@pytest.mark.parametrize("case", FAILURES)
+def test_a_failed_build_is_one_line_and_keeps_the_previous_site(
+    case: str, previous_site: Published, tmp_path: Path
 ) -> None:
-    trace = tmp_path / f"{case}.trace"
-    trace.write_bytes(BAD_TRACES[case]())
-    before = site_support.tree_digest(previous_site)
-    beside = sorted(os.listdir(previous_site.parent))
-    done = site_support.build(trace, previous_site)
-    line = assert_failed_cleanly(done)
-    assert trace.name in line.split(": ")[0], f"error should name the trace file: {line}"
-    assert site_support.tree_digest(previous_site) == before, "the previous site was modified"
-    assert sorted(os.listdir(previous_site.parent)) == beside, "the build left files behind"
+    failure = FAILURES[case]
+    attempt = failure.setup(tmp_path, previous_site.path)
+    build_dir = tmp_path / "build"
+    done = build(previous_site.path, build_dir, **attempt.options)
+    line = assert_failed_cleanly(done, previous_site, failure.phase, build_dir)
+    assert re.match(attempt.line, line), f"not {attempt.line}:\n{line[:300]}"
 
 
 class _Markup(HTMLParser):
@@ -123,12 +194,13 @@ class _Markup(HTMLParser):
         (self.svg_text if self.svg_depth else self.text).append(data)
 
 
+@pytest.mark.slow
 def test_hostile_parameter_names_are_escaped(tmp_path: Path) -> None:
     text = _golden().replace("residual.branch.weight", HOSTILE)
     assert text.count(HOSTILE) == 2  # CONFIG.branch-parameter and PARAMETER.name
     trace = tmp_path / "hostile.trace"
     trace.write_text(text, encoding="utf-8")
-    site = site_support.build_or_fail(trace, tmp_path / "site")
+    site = build_or_fail(tmp_path / "site", tmp_path / "build", traces=(trace,)).site
     seen_in_text = seen_in_svg = False
     for page, html in _pages(site):
         markup = _Markup()
@@ -145,41 +217,27 @@ def _pages(site: Path) -> list[tuple[str, str]]:
             for p in sorted(site.rglob("*.html"))]
 
 
-PLANTED = """
-import runpy, sys
-import sitebuild.gates.audit as audit
-from sitebuild.gates import Finding
-audit.audit_site = lambda *args: [Finding("index.html", 1, "audit", "planted finding")]
-sys.argv = ["build_site.py", "build", "--trace", sys.argv[1], "--out", sys.argv[2]]
-runpy.run_path("build_site.py", run_name="__main__")
-"""
+def test_the_failure_check_can_fail(tmp_path: Path) -> None:
+    # assert_failed_cleanly must reject a success, two lines, a traceback, an unnamed phase,
+    # and a touched previous site.
+    site = tmp_path / "published" / "site"
+    site.mkdir(parents=True)
+    (site / "index.html").write_text("old")
+    previous = Published.snapshot(site)
+    failed = "[build] parse     FAILED  0.01s\n"
 
+    def done(code: int, stderr: str, stdout: str = failed) -> subprocess.CompletedProcess[str]:
+        return subprocess.CompletedProcess([], code, stdout, stderr)
 
-def test_failing_gate_fails_the_build_atomically(previous_site: Path, tmp_path: Path) -> None:
-    trace = tmp_path / "good.trace"
-    trace.write_text(_golden(), encoding="utf-8")
-    before = site_support.tree_digest(previous_site)
-    beside = sorted(os.listdir(previous_site.parent))
-    done = subprocess.run(
-        [sys.executable, "-c", PLANTED, str(trace), str(previous_site)],
-        cwd=site_support.ROOT, capture_output=True, text=True, timeout=site_support.BUILD_TIMEOUT,
-    )
-    line = assert_failed_cleanly(done)
-    assert "[audit] planted finding" in line, line
-    assert site_support.tree_digest(previous_site) == before, "the previous site was modified"
-    assert sorted(os.listdir(previous_site.parent)) == beside, "the build left files behind"
-
-
-def test_missing_graphviz_fails_cleanly(previous_site: Path, tmp_path: Path) -> None:
-    trace = tmp_path / "good.trace"
-    trace.write_text(_golden(), encoding="utf-8")
-    before = site_support.tree_digest(previous_site)
-    done = subprocess.run(
-        [sys.executable, "build_site.py", "build", "--trace", str(trace), "--out",
-         str(previous_site)],
-        cwd=site_support.ROOT, capture_output=True, text=True, timeout=site_support.BUILD_TIMEOUT,
-        env={**os.environ, "PATH": str(tmp_path / "no-tools")},
-    )
-    line = assert_failed_cleanly(done, PHASE_LINE)
-    assert "dot" in line, line
-    assert site_support.tree_digest(previous_site) == before, "the previous site was modified"
+    good = done(1, "x.trace:3: bad record\n")
+    assert assert_failed_cleanly(good, previous, "parse", tmp_path) == "x.trace:3: bad record"
+    for wrong, phase in [(done(0, ""), "parse"), (done(1, "a:1: one\nb:2: two\n"), "parse"),
+                         (done(1, "Traceback (most recent call last):\n"), "parse"),
+                         (done(1, "no location here\n"), "parse"),
+                         (done(1, "x:1: bad\n", "[build] parse  0.01s\n"), "parse"),
+                         (done(1, "x:1: bad\n"), "gates")]:
+        with pytest.raises(AssertionError):
+            assert_failed_cleanly(wrong, previous, phase, tmp_path)
+    (site / "index.html").write_text("new")
+    with pytest.raises(AssertionError, match="previous site modified"):
+        assert_failed_cleanly(good, previous, "parse", tmp_path)

@@ -3,7 +3,8 @@
 For every page in light and dark: no request leaves 127.0.0.1, no console error or failed
 request, math rendered by KaTeX without errors, every diagram visible with a nonzero size,
 every collapsible answer opens, axe-core finds no violation in our content, and a screenshot
-goes to build/screenshots/. Separately: the palette toggle switches and persists, search finds
+goes to the session's ``screenshots`` temp folder (``pytest --basetemp DIR`` keeps it
+in DIR/screenshots0). Separately: the palette toggle switches and persists, search finds
 words, and a phone-width viewport needs no horizontal scrolling. Under CI these tests fail
 rather than skip when the browser cannot run (tests/browser_support.py).
 """
@@ -18,10 +19,8 @@ from urllib.parse import urljoin, urlsplit
 
 import browser_support
 import pytest
-import site_support
 from browser_support import (
     PHONE,
-    SCREENSHOTS,
     launch,
     run_axe,
     scheme,
@@ -29,8 +28,7 @@ from browser_support import (
     toggle_palette,
     visit,
 )
-
-pytestmark = pytest.mark.browser
+from site_support import serve
 
 PAGES = ("index.html", "trace.html", "building.html", "404.html")
 THEMES = {"light": "default", "dark": "slate"}
@@ -46,20 +44,14 @@ THEME_OWNED: tuple[tuple[str, str, str], ...] = (
 
 
 @pytest.fixture(scope="module")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return site_support.built_site(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
 def site_url(built_site: Path) -> Iterator[str]:
-    with site_support.serve(built_site) as url:
+    with serve(built_site) as url:
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launch() as chromium:
-        yield chromium
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("screenshots")
 
 
 def url_of(site_url: str, page: str) -> str:
@@ -67,6 +59,8 @@ def url_of(site_url: str, page: str) -> str:
 
 
 def test_missing_browser_fails_under_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Plumbing only: Chromium is never started, so this runs in the fast loop.
+    pytest.importorskip("playwright")
     monkeypatch.setattr(browser_support, "CHROMIUM", Path("/nonexistent/chromium"))
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="cannot run in CI"), launch():
@@ -76,6 +70,7 @@ def test_missing_browser_fails_under_ci(monkeypatch: pytest.MonkeyPatch) -> None
         pass
 
 
+@pytest.mark.slow
 def test_every_built_page_is_covered(built_site: Path) -> None:
     pages = sorted(p.relative_to(built_site).as_posix() for p in built_site.rglob("*.html"))
     assert pages == sorted(PAGES), "update PAGES so the browser gate sees every page"
@@ -83,16 +78,18 @@ def test_every_built_page_is_covered(built_site: Path) -> None:
 
 @pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize("page", PAGES)
-def test_page_renders(browser: Any, site_url: str, page: str, theme: str) -> None:
+@pytest.mark.slow
+@pytest.mark.browser
+def test_page_renders(browser: Any, site_url: str, screenshots: Path, page: str,
+                      theme: str) -> None:
     with visit(browser, url_of(site_url, page)) as seen:
         tab = seen.page
         set_scheme(tab, THEMES[theme])
         assert_math_rendered(tab, required=page == "index.html")
         assert_diagrams_visible(tab, required=page == "index.html")
         assert_answers_open(tab, required=page == "index.html")
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         slug = page.removesuffix(".html").replace("/", "-")
-        tab.screenshot(path=str(SCREENSHOTS / f"{slug}-{theme}.png"), full_page=True)
+        tab.screenshot(path=str(screenshots / f"{slug}-{theme}.png"), full_page=True)
         assert_no_content_violations(run_axe(tab))
         assert scheme(tab) == THEMES[theme]
         seen.assert_clean()
@@ -162,10 +159,12 @@ def broken_url(built_site: Path, tmp_path_factory: pytest.TempPathFactory) -> It
     html = index.read_text(encoding="utf-8")
     assert html.count("</article>") == 1
     index.write_text(html.replace("</article>", BROKEN + "</article>"), encoding="utf-8")
-    with site_support.serve(site) as url:
+    with serve(site) as url:
         yield url
 
 
+@pytest.mark.slow
+@pytest.mark.browser
 def test_browser_gate_catches_each_defect(browser: Any, broken_url: str) -> None:
     with visit(browser, broken_url) as seen:
         tab = seen.page
@@ -183,6 +182,8 @@ def test_browser_gate_catches_each_defect(browser: Any, broken_url: str) -> None
             seen.assert_clean()
 
 
+@pytest.mark.slow
+@pytest.mark.browser
 def test_palette_toggle_switches_and_persists(browser: Any, site_url: str) -> None:
     with visit(browser, site_url) as seen:
         tab = seen.page
@@ -197,6 +198,8 @@ def test_palette_toggle_switches_and_persists(browser: Any, site_url: str) -> No
 
 
 @pytest.mark.parametrize(("word", "page"), [("residual", "index.html"), ("grammar", "trace.html")])
+@pytest.mark.slow
+@pytest.mark.browser
 def test_search_finds_words(browser: Any, site_url: str, word: str, page: str) -> None:
     with visit(browser, site_url) as seen:
         tab = seen.page
@@ -222,12 +225,14 @@ def test_search_finds_words(browser: Any, site_url: str, word: str, page: str) -
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_phone_width_needs_no_horizontal_scroll(browser: Any, site_url: str, page: str) -> None:
+@pytest.mark.slow
+@pytest.mark.browser
+def test_phone_width_needs_no_horizontal_scroll(browser: Any, site_url: str, screenshots: Path,
+                                                page: str) -> None:
     with visit(browser, url_of(site_url, page), viewport=PHONE) as seen:
         tab = seen.page
         width = tab.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         slug = page.removesuffix(".html").replace("/", "-")
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        tab.screenshot(path=str(SCREENSHOTS / f"{slug}-phone.png"), full_page=True)
+        tab.screenshot(path=str(screenshots / f"{slug}-phone.png"), full_page=True)
         assert width[0] <= width[1], f"page is {width[0]}px wide in a {width[1]}px viewport"
         seen.assert_clean()

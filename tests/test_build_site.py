@@ -1,57 +1,52 @@
-"""End-to-end tests for build_site.py: the command line, whole builds and their failures.
+"""End-to-end tests for build_site.py: the command line, whole builds and "up to date".
 
-Builds run in fresh processes exactly as a user runs them. A failing build must print one
-located line (no traceback), exit with 1 and leave the previously published folder
-byte-identical; tests that need a broken page or engine work on a copy of the project.
-Serving is tested in tests/test_serve.py.
+Builds run in fresh processes exactly as a user runs them, always with ``--build-dir`` and
+``--out`` in a pytest temp folder. The session's site (tests/conftest.py) is the one built
+from the golden trace and learner report; tests that need a changed page work on a copy of the
+project. Failed builds are tested in tests/test_bad_input.py, serving in tests/test_serve.py
+(which imports ``run`` and ``project_copy`` from here).
 """
 
 from __future__ import annotations
 
-import os
+import html
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from site_support import tree_digest
+from paths import GOLDEN_REPORT, GOLDEN_TRACE, ROOT
+from site_support import (
+    BuiltSite,
+    build,
+    folder_listing,
+    listing_changes,
+    project_copy,
+    run,
+    tree_digest,
+)
 
-from sitebuild.paths import CHAPTER_TRACE, trace_file
+from sitebuild.pipeline import engine_jobs
 
-TRACE_NAME = trace_file(CHAPTER_TRACE)
-
-ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = ROOT / "tests" / "golden"
+TRACE_NAME = GOLDEN_TRACE.name
 PHASES = ("engine", "parse", "generate", "mkdocs", "gates", "publish", "total")
-LINE_ERROR = re.compile(r"^\S+:\d+: \S")
-IGNORED = shutil.ignore_patterns("build", "site", ".git", ".venv", "node_modules", "tests",
-                                 "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis")
+PHASE_LINE = re.compile(r"\[build\] (\S+) +\d+\.\d\ds(  .*)?")
+DETAIL_LINE = re.compile(r"\[build\]   (\S+) +(\d+\.\d\ds|cached)")
+UP_TO_DATE = re.compile(r"\[build\] total +\d+\.\d\ds  up to date: \S+ was built from these "
+                        r"inputs \(--force rebuilds\)")
 
 
-def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None,
-        script: Path | None = None) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, str(script or ROOT / "build_site.py"), *args]
-    full_env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
-    return subprocess.run(command, cwd=cwd, env=full_env, capture_output=True, text=True,
-                          timeout=300)
+def phases(stdout: str) -> list[str]:
+    """The phase named by each progress line, detail lines left out."""
+    return [PHASE_LINE.fullmatch(line).group(1) for line in stdout.splitlines()
+            if not DETAIL_LINE.fullmatch(line)]
 
 
-def fixture_dir(base: Path) -> Path:
-    """A trace (and its learner report beside it) as a user would pass with --trace."""
-    base.mkdir(parents=True, exist_ok=True)
-    shutil.copy(GOLDEN / TRACE_NAME, base / TRACE_NAME)
-    shutil.copy(GOLDEN / "learner-report.txt", base / "learner-report.txt")
-    return base
-
-
-def project_copy(base: Path) -> Path:
-    """A copy of the project (sources and docs) that a test may break."""
-    proj = base / "project"
-    shutil.copytree(ROOT, proj, ignore=IGNORED)
-    (proj / "node_modules").symlink_to(ROOT / "node_modules")
-    return proj
+def details(stdout: str) -> dict[str, str]:
+    """The engine's detail lines: job name → seconds (``0.21s``) or ``cached``."""
+    return {m.group(1): m.group(2) for line in stdout.splitlines()
+            if (m := DETAIL_LINE.fullmatch(line))}
 
 
 # ---- the command line ----
@@ -92,201 +87,149 @@ def test_a_failing_phase_still_gets_its_line(capsys: pytest.CaptureFixture[str])
         notes.append("fine")
     with pytest.raises(ValueError), progress.phase("mkdocs"):
         raise ValueError("boom")
+    progress.detail("residual-connections-v1   cached")
     lines = capsys.readouterr().out.splitlines()
     assert re.fullmatch(r"\[build\] parse +\d+\.\d\ds  fine", lines[0]), lines
     assert re.fullmatch(r"\[build\] mkdocs    FAILED +\d+\.\d\ds", lines[1]), lines
-    assert len(lines) == 2 and progress.current == "mkdocs"
+    assert lines[2] == "[build]   residual-connections-v1   cached"
+    assert len(lines) == 3 and progress.current == "mkdocs"
 
 
-# ---- a whole build ----
+def test_the_output_guard_sees_every_change(tmp_path: Path) -> None:
+    # conftest.py compares the repository's build/ and site/ with these; it must be able to fail.
+    folder = tmp_path / "build"
+    assert folder_listing(folder) is None
+    assert listing_changes(None, None) == []
+    folder.mkdir()
+    (folder / "kept").write_text("a")
+    before = folder_listing(folder)
+    assert listing_changes(None, before) == ["created"]
+    assert listing_changes(before, folder_listing(folder)) == []
+    (folder / "sub").mkdir()
+    (folder / "sub" / "new.html").write_text("b")
+    (folder / "kept").write_text("changed")
+    changes = listing_changes(before, folder_listing(folder))
+    assert {"new: sub", "new: sub/new.html", "changed: kept"} <= set(changes), changes
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
-    """One site built from the fixture trace: (site folder, trace, build stdout)."""
-    base = tmp_path_factory.mktemp("built")
-    trace = fixture_dir(base / "in") / TRACE_NAME
-    done = run(["build", "--trace", str(trace), "--out", str(base / "site")])
-    assert done.returncode == 0, done.stdout + done.stderr
-    return base / "site", trace, done.stdout
+# ---- the session's build: golden trace and learner report ----
 
 
 @pytest.mark.slow
-def test_the_three_pages_carry_traced_values(built: tuple[Path, Path, str]) -> None:
-    site, _, _ = built
+def test_the_three_pages_carry_traced_values(built_site: Path) -> None:
     for page in ("index.html", "trace.html", "building.html"):
-        assert (site / page).is_file(), page
-    index = (site / "index.html").read_text()
-    assert re.search(r'<span class="tv" data-trace="FORWARD\.output" data-format="exact" '
-                     r'title="FORWARD\.output = \[1\.0,-3\.25\]">\[1, \u22123\.25\]</span>', index)
-    assert 'data-trace="STACK[4].residual"' in index
+        assert (built_site / page).is_file(), page
+    index = (built_site / "index.html").read_text()
+    assert re.search(r'<span class="tv" data-trace="residual-connections-v1:FORWARD\.output" '
+                     r'data-format="exact" title="residual-connections-v1:FORWARD\.output = '
+                     r'\[1\.0,-3\.25\]">\[1, \u22123\.25\]</span>', index)
+    assert 'data-trace="residual-connections-v1:STACK[4].residual"' in index
     assert index.count('class="residual-diagram"') >= 4
-    assert 'data-trace="FORWARD.output"' in (site / "building.html").read_text()
+    building = (built_site / "building.html").read_text()
+    assert 'data-trace="residual-connections-v1:FORWARD.output"' in building
     assert 'name="generator"' not in index
 
 
 @pytest.mark.slow
-def test_the_trace_page_shows_report_raw_trace_and_download(built: tuple[Path, Path, str]) -> None:
-    site, trace, _ = built
-    page = (site / "trace.html").read_text()
-    assert 'href="trace/residual-connections-v1.trace"' in page
-    assert (site / "trace" / TRACE_NAME).read_bytes() == trace.read_bytes()
-    first_report_line = (GOLDEN / "learner-report.txt").read_text().splitlines()[0]
-    assert first_report_line.split("=")[0] in page
+def test_the_trace_page_shows_report_raw_trace_and_download(built_site: Path) -> None:
+    page = (built_site / "trace.html").read_text()
+    assert f'href="trace/{TRACE_NAME}"' in page
+    assert (built_site / "trace" / TRACE_NAME).read_bytes() == GOLDEN_TRACE.read_bytes()
+    for line in GOLDEN_REPORT.read_text().splitlines()[:3]:  # the report given with --report
+        assert html.escape(line, quote=False) in page, line
+    assert "No learner report" not in page
     assert "TRACE residual-connections-v1 BEGIN" in page
     assert 'id="trace-grammar"' in page
 
 
 @pytest.mark.slow
-def test_one_progress_line_per_phase(built: tuple[Path, Path, str]) -> None:
-    _, _, stdout = built
-    lines = stdout.splitlines()
-    assert [line.split()[1] for line in lines] == list(PHASES)
-    for line in lines:
-        assert re.match(r"^\[build\] \S+ +\d+\.\d\ds", line), line
-    assert "skipped: --trace" in lines[0]
-    assert re.search(r"\(cache (hit|miss)\)", lines[2])
+def test_one_progress_line_per_phase(site_build: BuiltSite) -> None:
+    lines = site_build.stdout.splitlines()
+    assert phases(site_build.stdout) == list(PHASES), lines
+    assert details(site_build.stdout) == {}, "with --trace and --report no engine job runs"
+    assert re.search(r"  0 job\(s\), 0 run, 0 cached; 1 trace\(s\) from --trace$", lines[0])
+    assert re.search(r"\(cache (hit|miss)\)$", lines[2]), lines[2]
+    assert lines[-1].endswith(f"published {site_build.site}"), lines[-1]
 
 
 @pytest.mark.slow
-def test_without_a_report_the_trace_page_says_so(tmp_path: Path) -> None:
-    trace = tmp_path / TRACE_NAME
-    shutil.copy(GOLDEN / TRACE_NAME, trace)
-    done = run(["build", "--trace", str(trace), "--out", str(tmp_path / "site")])
-    assert done.returncode == 0, done.stderr
-    assert "No learner report with this trace" in (tmp_path / "site" / "trace.html").read_text()
+def test_a_report_beside_the_trace_is_not_used(tmp_path: Path) -> None:
+    # With --trace, the report is the one named by --report or none at all.
+    given = tmp_path / "given"
+    given.mkdir()
+    trace = Path(shutil.copy(GOLDEN_TRACE, given / TRACE_NAME))
+    shutil.copy(GOLDEN_REPORT, given / GOLDEN_REPORT.name)
+    out = tmp_path / "site"
+    done = build(out, tmp_path / "build", traces=(trace,), report=None)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 trace(s), no report" in done.stdout
+    page = (out / "trace.html").read_text()
+    assert "No learner report with this trace" in page
+    assert GOLDEN_REPORT.read_text().splitlines()[1] not in page
 
 
-# ---- failures are atomic and one line ----
-
-
-def previous_site(built: tuple[Path, Path, str], tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    out = tmp_path / "published"
-    shutil.copytree(built[0], out)
-    return out, tree_digest(out)
-
-
-def assert_failed_cleanly(done: subprocess.CompletedProcess[str], out: Path,
-                          before: dict[str, str], phase: str, project: Path = ROOT) -> str:
-    """One error line on stderr, the failed phase named last on stdout, ``out`` untouched."""
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert "Traceback" not in done.stderr
-    lines = done.stderr.splitlines()
-    assert len(lines) == 1, done.stderr
-    assert re.fullmatch(rf"\[build\] {phase} +FAILED +\d+\.\d\ds",
-                        done.stdout.splitlines()[-1]), done.stdout
-    assert tree_digest(out) == before
-    leftovers = [p.name for p in (*out.parent.iterdir(), *(project / "build").iterdir())
-                 if p.name.startswith(f".{out.name}-")]
-    assert leftovers == []
-    return lines[0]
+# ---- up to date ----
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("edit", "where"),
-    [
-        (lambda t: t.rsplit("TRACE", 1)[0], r"\d+: .*(END|footer|end)"),  # truncated
-        (lambda t: t.replace("step=1e-06", "step=nan"), r"\d+: .*nan"),
-        (lambda t: t.replace("CONFIG", "CONFIG-V2", 1), r"\d+: "),
-        (lambda t: "", r"\d+: "),
-    ],
-    ids=["truncated", "nan", "unknown-record", "empty"],
-)
-def test_a_bad_trace_leaves_the_previous_site(built, tmp_path: Path, edit, where: str) -> None:
-    out, before = previous_site(built, tmp_path)
-    bad = tmp_path / TRACE_NAME
-    bad.write_text(edit(built[1].read_text()))
-    line = assert_failed_cleanly(run(["build", "--trace", str(bad), "--out", str(out)]),
-                                 out, before, "parse")
-    assert line.startswith(f"{bad}:") and re.search(where, line, re.IGNORECASE), line
+def test_an_unchanged_build_is_up_to_date_and_force_rebuilds(tmp_path: Path) -> None:
+    out, build_dir = tmp_path / "site", tmp_path / "build"
+    engine = {"traces": (), "report": None}  # the default build: the engine writes the trace
+    first = build(out, build_dir, **engine)
+    assert first.returncode == 0, first.stdout + first.stderr
+    published = tree_digest(out)
+    assert set(details(first.stdout)) == {job.name for job in engine_jobs()}
+
+    again = build(out, build_dir, **engine)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert UP_TO_DATE.fullmatch(again.stdout.splitlines()[-1]), again.stdout
+    assert "mkdocs" not in phases(again.stdout), again.stdout
+    assert set(details(again.stdout).values()) == {"cached"}, again.stdout
+    assert tree_digest(out) == published
+
+    forced = build(out, build_dir, **engine, extra=["--force"])
+    assert forced.returncode == 0, forced.stdout + forced.stderr
+    assert phases(forced.stdout) == list(PHASES), forced.stdout
+    assert forced.stdout.splitlines()[-1].endswith(f"published {out}"), forced.stdout
+    assert tree_digest(out) == published
+
+    (out / "building.html").write_text("tampered\n")  # the site no longer is what was published
+    repaired = build(out, build_dir, **engine)
+    assert "mkdocs" in phases(repaired.stdout), repaired.stdout
+    assert tree_digest(out) == published
 
 
 @pytest.mark.slow
-def test_missing_dot_is_one_clear_line(built, tmp_path: Path) -> None:
-    out, before = previous_site(built, tmp_path)
-    empty = tmp_path / "empty-path"
-    empty.mkdir()
-    done = run(["build", "--trace", str(built[1]), "--out", str(out)], env={"PATH": str(empty)})
-    line = assert_failed_cleanly(done, out, before, "generate")
-    assert line.startswith("dot: Graphviz `dot` is not on PATH"), line
-
-
-@pytest.mark.slow
-def test_a_bad_trace_path_in_a_page_names_page_and_line(built, tmp_path: Path) -> None:
-    out, before = previous_site(built, tmp_path)
+def test_an_edited_page_is_not_up_to_date(tmp_path: Path) -> None:
     proj = project_copy(tmp_path)
+    out, build_dir = tmp_path / "site", tmp_path / "build"
+    first = build(out, build_dir, project=proj)
+    assert first.returncode == 0, first.stdout + first.stderr
     page = proj / "docs" / "building.md"
-    text = page.read_text()
-    page.write_text(text + '\nThe value {{ tv("FORWARD.no-such-key") }} is misspelt.\n')
-    line_no = text.count("\n") + 2
-    done = run(["build", "--trace", str(built[1]), "--out", str(out)], cwd=proj,
-               script=proj / "build_site.py")
-    line = assert_failed_cleanly(done, out, before, "mkdocs", proj)
-    assert line.startswith(f"docs/building.md:{line_no}: "), line
-    assert "FORWARD.no-such-key" in line
-
-
-@pytest.mark.slow
-def test_a_failing_gate_blocks_publishing(built, tmp_path: Path) -> None:
-    out, before = previous_site(built, tmp_path)
-    proj = project_copy(tmp_path)
-    page = proj / "docs" / "building.md"
-    page.write_text(page.read_text() + "\nA typed number, 0.42, has no provenance.\n")
-    done = run(["build", "--trace", str(built[1]), "--out", str(out)], cwd=proj,
-               script=proj / "build_site.py")
-    line = assert_failed_cleanly(done, out, before, "gates", proj)
-    assert line.startswith(f"{out}/building.html:") and "0.42" in line, line
-    assert line.endswith("(from docs/building.md)"), line
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    ("html", "expected"),
-    [('<a href="#no-such-heading">jump</a>', "no-such-heading"),
-     ('<a href="trace.html#no-such-section">there</a>', "no-such-section"),
-     ('<img src="missing.png" alt="gone">', "missing.png")],
-    ids=["anchor", "anchor-on-other-page", "image"],
-)
-def test_a_broken_raw_html_link_fails_mkdocs(built, tmp_path: Path, html: str,
-                                              expected: str) -> None:
-    # Raw HTML escapes MkDocs' own Markdown link validation; the htmlproofer plugin must not.
-    out, before = previous_site(built, tmp_path)
-    proj = project_copy(tmp_path)
-    page = proj / "docs" / "building.md"
-    page.write_text(page.read_text() + f"\n<p>{html}</p>\n")
-    done = run(["build", "--trace", str(built[1]), "--out", str(out)], cwd=proj,
-               script=proj / "build_site.py")
-    line = assert_failed_cleanly(done, out, before, "mkdocs", proj)
-    last = page.read_text().count("\n")
-    assert line.startswith(f"docs/building.md:{last}: broken link") and expected in line, line
-
-
-@pytest.mark.slow
-def test_check_reports_a_tampered_site(built, tmp_path: Path) -> None:
-    assert run(["check", "--site", str(built[0]), "--trace", str(built[1])]).returncode == 0
-    out, _ = previous_site(built, tmp_path)
-    page = out / "building.html"
-    page.write_text(page.read_text().replace("</article>", "<p>Typed: 0.42</p></article>", 1))
-    done = run(["check", "--site", str(out), "--trace", str(built[1])])
-    assert done.returncode == 1 and "0.42" in done.stdout and "Traceback" not in done.stderr
+    page.write_text(page.read_text() + "\nA sentence added after publishing.\n")
+    edited = build(out, build_dir, project=proj)
+    assert edited.returncode == 0, edited.stdout + edited.stderr
+    assert "up to date" not in edited.stdout
+    assert "mkdocs" in phases(edited.stdout), edited.stdout
+    assert "A sentence added after publishing." in (out / "building.html").read_text()
+    again = build(out, build_dir, project=proj)
+    assert UP_TO_DATE.fullmatch(again.stdout.splitlines()[-1]), again.stdout
 
 
 # ---- the README's main command, with the real engine ----
 
 
 @pytest.mark.slow
-def test_readme_build_runs_the_engine_end_to_end(tmp_path: Path) -> None:
-    out = tmp_path / "site"
-    done = subprocess.run([str(ROOT / "dev"), "build", "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    assert done.returncode == 0, done.stdout + done.stderr
-    engine_line = next(line for line in done.stdout.splitlines() if "] engine" in line)
-    assert f"build/trace/{TRACE_NAME}" in engine_line
-    trace = (ROOT / "build" / "trace" / TRACE_NAME).read_bytes()
+def test_readme_build_runs_the_engine_end_to_end(engine_build: BuiltSite) -> None:
+    stdout, out = engine_build.stdout, engine_build.site
+    assert phases(stdout) == list(PHASES), stdout
+    jobs = [job.name for job in engine_jobs()]
+    assert re.search(rf"  {len(jobs)} job\(s\), {len(jobs)} run, 0 cached$",
+                     stdout.splitlines()[0]), stdout
+    assert list(details(stdout)) == jobs and "cached" not in details(stdout).values(), stdout
+    trace = (engine_build.build_dir / "trace" / TRACE_NAME).read_bytes()
     assert (out / "trace" / TRACE_NAME).read_bytes() == trace
     page = (out / "trace.html").read_text()
     assert "No learner report" not in page
-    report = (ROOT / "build" / "trace" / "learner-report.txt").read_text()
-    assert report.splitlines()[0].split("=")[0] in page
+    report = (engine_build.build_dir / "trace" / GOLDEN_REPORT.name).read_text()
+    assert html.escape(report.splitlines()[1], quote=False) in page

@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from paths import GOLDEN_TRACE, ROOT
 
 from sitebuild import pipeline
 from sitebuild.cache import MANIFEST, Cache, input_key, tree_parts
@@ -19,9 +20,6 @@ from sitebuild.closure import source_closure
 from sitebuild.paths import CHAPTER_TRACE
 from sitebuild.publish import write_folder
 from tracefile import TraceSet, parse_trace
-
-ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = ROOT / "tests" / "golden" / "residual-connections-v1.trace"
 
 
 class Builder:
@@ -150,8 +148,8 @@ def fake_root(tmp_path: Path) -> Path:
 
 def golden_trace(max_error: str = "3e-10"):
     """The golden trace with its worst gradient-check error set to ``max_error``."""
-    text = re.sub(r"max-error=\S+", f"max-error={max_error}", GOLDEN.read_text())
-    return TraceSet({CHAPTER_TRACE: parse_trace(text, str(GOLDEN))}, CHAPTER_TRACE)
+    text = re.sub(r"max-error=\S+", f"max-error={max_error}", GOLDEN_TRACE.read_text())
+    return TraceSet({CHAPTER_TRACE: parse_trace(text, str(GOLDEN_TRACE))}, CHAPTER_TRACE)
 
 
 def test_engine_key_follows_engine_sources(tmp_path: Path) -> None:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
+from paths import ROOT
 
 from sitebuild.citations import load_references, render_citation
 from tracefile.errors import LocatedError
 
-ROOT = Path(__file__).resolve().parents[1]
 ENTRY = {"authors": "A. Author & B. <Author>", "title": "On Things", "venue": "Conf",
          "year": "2020", "arxiv": "2001.00001"}
 

@@ -13,10 +13,10 @@ import re
 from pathlib import Path
 
 import pytest
+from paths import DOCS
 
 from diagrams.format import number_tokens
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
 RAW_LISTING = re.compile(r"<\s*(pre|code)\b|class=\"[^\"]*\bhighlight\b", re.IGNORECASE)
 # What may legitimately hold digits: Jinja expressions/comments, inline code, link targets.

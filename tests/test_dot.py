@@ -10,15 +10,15 @@ import difflib
 import os
 import re
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
+from paths import GOLDEN_DIR
 
 from diagrams import dot
 from diagrams.format import format_value, number_tokens
 from tracefile import Trace, parse_trace
 
-GOLDEN_DIR = Path(__file__).parent / "golden" / "dot"
+DOT_GOLDEN_DIR = GOLDEN_DIR / "dot"
 DIAGRAMS: dict[str, Callable[[Trace], str]] = {
     "forward": dot.forward_dot,
     "backward": dot.backward_dot,
@@ -57,7 +57,7 @@ def label_texts(text: str) -> list[str]:
 @pytest.mark.parametrize("name", DIAGRAMS)
 def test_matches_golden(trace: Trace, name: str) -> None:
     got = DIAGRAMS[name](trace)
-    golden = GOLDEN_DIR / f"{name}.dot"
+    golden = DOT_GOLDEN_DIR / f"{name}.dot"
     if os.environ.get("UPDATE_GOLDEN") == "1":
         golden.parent.mkdir(parents=True, exist_ok=True)
         golden.write_text(got, encoding="utf-8")

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = ROOT / "tests" / "golden"
+from paths import GOLDEN_REPORT, GOLDEN_TRACE, ROOT
 
 
 def engine(*args: str) -> subprocess.CompletedProcess[str]:
@@ -22,13 +19,13 @@ def engine(*args: str) -> subprocess.CompletedProcess[str]:
 def test_report_prints_the_golden_report():
     result = engine("report")
     assert (result.returncode, result.stderr) == (0, "")
-    assert result.stdout == (GOLDEN / "learner-report.txt").read_text(encoding="utf-8")
+    assert result.stdout == GOLDEN_REPORT.read_text(encoding="utf-8")
 
 
 def test_trace_prints_the_golden_trace():
     result = engine("trace")
     assert (result.returncode, result.stderr) == (0, "")
-    assert result.stdout == (GOLDEN / "residual-connections-v1.trace").read_text("utf-8")
+    assert result.stdout == GOLDEN_TRACE.read_text("utf-8")
 
 
 def test_trace_output_file_is_written_whole_and_replaced(tmp_path):
@@ -36,7 +33,7 @@ def test_trace_output_file_is_written_whole_and_replaced(tmp_path):
     target.write_text("stale\n", encoding="utf-8")
     result = engine("trace", "-o", str(target))
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
-    expected = (GOLDEN / "residual-connections-v1.trace").read_bytes()
+    expected = GOLDEN_TRACE.read_bytes()
     assert target.read_bytes() == expected
     assert sorted(p.name for p in tmp_path.iterdir()) == ["chapter.trace"]  # no temp left
 

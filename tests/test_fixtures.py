@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
 
 import pytest
+from paths import ROOT
 
 from engine.fixtures import (
     bit_pattern,
@@ -23,8 +23,6 @@ from engine.fixtures import (
     stack_fixture,
     zero_branch_fixture,
 )
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_primary_fixture_figures():

@@ -1,4 +1,4 @@
-"""Tests for the provenance audit (diagrams/gates/audit.py) and the `run_gates` entry point.
+"""Tests for the provenance audit (sitebuild/gates/audit.py) and the `run_gates` entry point.
 
 Small synthetic pages pin each rule, every exemption next to a look-alike that must not be
 exempt; the slow tests tamper a copy of a really built site and prove the audit reports each
@@ -8,12 +8,10 @@ kind of tampering (and nothing on the untampered site). Diagrams: test_gates_fig
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import markdown
 import pytest
-import site_support
 
 from diagrams.format import format_value, traced
 from sitebuild.citations import load_references, render_citation
@@ -241,23 +239,6 @@ def test_run_gates_on_a_missing_dir_is_a_gate_error(tmp_path: Path, trace: Trace
 # --- the real site ---------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return site_support.built_site(tmp_path_factory)
-
-
-@pytest.fixture
-def site_copy(built_site: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(built_site, tmp_path / "site"))
-
-
-@pytest.fixture(scope="module")
-def golden() -> Trace:
-    from tracefile import parse_trace
-
-    return parse_trace(site_support.golden_text(), "golden.trace")
-
-
 def _tamper(site: Path, pattern: str, replace: str, page: str = "index.html") -> None:
     path = site / page
     html = path.read_text(encoding="utf-8")
@@ -270,8 +251,8 @@ ARTICLE = r'(<article class="md-content__inner[^>]*>)'
 
 
 @pytest.mark.slow
-def test_real_site_passes_every_static_gate(built_site: Path, golden: Trace) -> None:
-    findings = run_gates(built_site, golden)
+def test_real_site_passes_every_static_gate(built_site: Path, trace: Trace) -> None:
+    findings = run_gates(built_site, trace)
     assert findings == [], "\n".join(map(str, findings))
 
 
@@ -285,9 +266,9 @@ def test_real_site_has_traced_values_diagrams_and_citations(built_site: Path) ->
 
 
 @pytest.mark.slow
-def test_real_site_changed_traced_value_is_reported(site_copy: Path, golden: Trace) -> None:
+def test_real_site_changed_traced_value_is_reported(site_copy: Path, trace: Trace) -> None:
     _tamper(site_copy, r'(<span class="tv"[^>]*>)([^<]+)(</span>)', r"\g<1>\g<2>1\g<3>")
-    findings = audit_site(site_copy, golden)
+    findings = audit_site(site_copy, trace)
     assert len(findings) == 1, findings
     assert "shows" in findings[0].message and "the trace gives" in findings[0].message
 
@@ -303,18 +284,18 @@ def test_real_site_changed_traced_value_is_reported(site_copy: Path, golden: Tra
     ],
     ids=["paragraph", "class-name", "inline-code", "alt"],
 )
-def test_real_site_untagged_number_is_reported(site_copy: Path, golden: Trace, html: str,
+def test_real_site_untagged_number_is_reported(site_copy: Path, trace: Trace, html: str,
                                                expected: str) -> None:
     _tamper(site_copy, ARTICLE, rf"\g<1>{html}")
-    findings = audit_site(site_copy, golden)
+    findings = audit_site(site_copy, trace)
     assert len(findings) == 1, findings
     assert "untagged number" in findings[0].message and expected in findings[0].message
 
 
 @pytest.mark.slow
-def test_real_site_changed_citation_year_is_reported(site_copy: Path, golden: Trace) -> None:
+def test_real_site_changed_citation_year_is_reported(site_copy: Path, trace: Trace) -> None:
     _tamper(site_copy, r'(<cite class="citation">[^<]*<a[^>]*>[^<]*</a>[^<]*?) 2016', r"\1 2015")
-    findings = audit_site(site_copy, golden)
+    findings = audit_site(site_copy, trace)
     # The whole citation is audited like prose now: its year and its arXiv number.
     assert sorted(re.search(r"'[^']+'", f.message).group(0) for f in findings) == [
         "'1512.03385'", "'2015'"], findings

@@ -1,4 +1,4 @@
-"""Tests for the citations the audit accepts (diagrams/gates/bibliography.py)."""
+"""Tests for the citations the audit accepts (sitebuild/gates/bibliography.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests for the diagram check of the audit (diagrams/gates/figures.py).
+"""Tests for the diagram check of the audit (sitebuild/gates/figures.py).
 
 Each inline diagram must read exactly like the diagram re-rendered from the trace, so a label
 swapped for another *traced* value, a number added to a `<desc>` or a retitled diagram is
@@ -8,11 +8,9 @@ reported; text-free icons pass and an unregistered SVG with text is reported. Ne
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
-import site_support
 
 from diagrams.errors import RenderError
 from diagrams.svg import render_diagram
@@ -134,14 +132,13 @@ def test_diagram_from_another_trace_is_reported(trace: Trace, stack_svg: str) ->
     ],
     ids=["traced-value-swap", "desc", "any-label"],
 )
-def test_real_site_changed_diagram_is_reported(tmp_path_factory: pytest.TempPathFactory,
-                                               tmp_path: Path, pattern: str, replace: str,
-                                               expected: str) -> None:
-    site = Path(shutil.copytree(site_support.built_site(tmp_path_factory), tmp_path / "site"))
+def test_real_site_changed_diagram_is_reported(site_copy: Path, trace: Trace, pattern: str,
+                                               replace: str, expected: str) -> None:
+    site = site_copy
     html = (site / "index.html").read_text(encoding="utf-8")
     new, count = re.subn(pattern, replace, html, count=1, flags=re.S)
     assert count == 1, pattern
     (site / "index.html").write_text(new, encoding="utf-8")
-    findings = audit_site(site, parse_trace(site_support.golden_text()))
+    findings = audit_site(site, trace)
     assert len(findings) == 1, findings
     assert "diagram '" in findings[0].message and expected in findings[0].message

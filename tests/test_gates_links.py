@@ -1,4 +1,4 @@
-"""Tests for the offline link and anchor gate (diagrams/gates/links.py).
+"""Tests for the offline link and anchor gate (sitebuild/gates/links.py).
 
 A small synthetic site pins each rule (one deliberately broken reference per case); the slow
 tests run the gate over a really built site, untampered and with a broken link, image and
@@ -7,15 +7,13 @@ anchor added.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-import site_support
 
 from sitebuild.gates import run_gates
 from sitebuild.gates.links import check_links
-from tracefile import parse_trace
+from tracefile import Trace
 
 INDEX = """<!doctype html>
 <html><head>
@@ -151,11 +149,6 @@ def test_stylesheet_urls_are_checked(site: Path, css: str, expected: str) -> Non
 # --- the real site ---------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return site_support.built_site(tmp_path_factory)
-
-
 @pytest.mark.slow
 def test_real_site_links_pass(built_site: Path) -> None:
     findings = check_links(built_site)
@@ -164,9 +157,9 @@ def test_real_site_links_pass(built_site: Path) -> None:
 
 @pytest.mark.slow
 def test_real_site_broken_link_image_and_anchor_fail_the_gates(
-    built_site: Path, tmp_path: Path
+    site_copy: Path, trace: Trace
 ) -> None:
-    site = Path(shutil.copytree(built_site, tmp_path / "site"))
+    site = site_copy
     page = site / "trace.html"
     html = page.read_text(encoding="utf-8")
     broken = (
@@ -176,7 +169,6 @@ def test_real_site_broken_link_image_and_anchor_fail_the_gates(
     )
     assert html.count("</article>") == 1
     page.write_text(html.replace("</article>", f"<p>{broken}</p></article>"), encoding="utf-8")
-    trace = parse_trace(site_support.golden_text())
     findings = run_gates(site, trace)
     messages = [str(f) for f in findings]
     assert len(findings) == 3, messages

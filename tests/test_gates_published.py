@@ -1,4 +1,4 @@
-"""Tests for the published-trace gate (diagrams/gates/published.py) and `build_site.py check`.
+"""Tests for the published-trace gate (sitebuild/gates/published.py) and `build_site.py check`.
 
 A synthetic site pins the rules (download copy and the Trace page's raw listing must equal
 the checked trace); the slow tests tamper a copy of a really built site, and run `check`
@@ -9,17 +9,16 @@ and prints the site folder it was given.
 from __future__ import annotations
 
 import html
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import site_support
+from paths import GOLDEN_TRACE, ROOT
 
 from sitebuild.gates.published import check_published
 from sitebuild.paths import CHAPTER_TRACE, trace_file
-from tracefile import Trace, parse_trace
+from tracefile import Trace
 
 TRACE_NAME = trace_file(CHAPTER_TRACE)
 
@@ -101,22 +100,17 @@ def test_trace_page_without_the_raw_listing_is_reported(site: Path, trace: Trace
 
 def check(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "build_site.py", "check", *args],
-                          cwd=site_support.ROOT, capture_output=True, text=True, timeout=120)
-
-
-@pytest.fixture
-def site_copy(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(site_support.built_site(tmp_path_factory), tmp_path / "site"))
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.slow
-def test_real_site_raw_listing_tamper_is_reported(site_copy: Path) -> None:
+def test_real_site_raw_listing_tamper_is_reported(site_copy: Path, trace: Trace) -> None:
     page = site_copy / "trace.html"
     text = page.read_text(encoding="utf-8")
     assert text.count("REPLAY bitwise=true") == 1
     page.write_text(text.replace("REPLAY bitwise=true", "REPLAY bitwise=false"),
                     encoding="utf-8")
-    findings = check_published(site_copy, parse_trace(site_support.golden_text()))
+    findings = check_published(site_copy, trace)
     assert len(findings) == 1 and findings[0].page == "trace.html", findings
 
 
@@ -124,7 +118,7 @@ def test_real_site_raw_listing_tamper_is_reported(site_copy: Path) -> None:
 def test_check_uses_the_engine_trace_and_names_the_given_site(site_copy: Path,
                                                               tmp_path: Path) -> None:
     # Site and published copy tampered consistently: only the engine's trace can tell.
-    golden = site_support.golden_text()
+    golden = GOLDEN_TRACE.read_text(encoding="utf-8")
     forged = golden.replace("residual-factor=0.75", "residual-factor=0.5")
     assert forged != golden
     (site_copy / "trace" / TRACE_NAME).write_text(forged, encoding="utf-8")
@@ -141,7 +135,11 @@ def test_check_uses_the_engine_trace_and_names_the_given_site(site_copy: Path,
 
 
 @pytest.mark.slow
-def test_check_prints_the_site_folder_and_the_source_page(site_copy: Path) -> None:
+def test_check_prints_the_site_folder_and_the_source_page(built_site: Path,
+                                                         site_copy: Path) -> None:
+    untouched = check("--site", str(built_site), "--trace", str(GOLDEN_TRACE))
+    assert untouched.returncode == 0, untouched.stdout + untouched.stderr
+    assert "no findings" in untouched.stdout
     page = site_copy / "building.html"
     page.write_text(page.read_text(encoding="utf-8").replace(
         "</article>", "<p>Typed: 0.42</p></article>", 1), encoding="utf-8")

@@ -20,12 +20,9 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
-import site_support
-from browser_support import DESKTOP, launch
+from browser_support import DESKTOP
+from paths import ROOT
 
-pytestmark = pytest.mark.browser
-
-ROOT = Path(__file__).resolve().parents[1]
 EMPTY_SITEMAP = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset></urlset>\n'
 # Material rewrites hrefs to absolute URLs once its script runs: match the end only.
 NAV_LINK = 'nav.md-nav--primary a.md-nav__link[href$="trace.html"]'
@@ -38,17 +35,6 @@ def configured_site_url() -> str:
 
 
 SITE_URL = configured_site_url()
-
-
-@pytest.fixture(scope="module")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return site_support.built_site(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launch() as chromium:
-        yield chromium
 
 
 @contextmanager
@@ -91,12 +77,15 @@ def follow_nav_link(page: Any) -> Any:
     return page.evaluate("window.__marker")
 
 
+@pytest.mark.slow
 def test_the_sitemap_lists_every_page(built_site: Path) -> None:
     sitemap = (built_site / "sitemap.xml").read_text()
     for page in ("index.html", "trace.html", "building.html"):
         assert f"<loc>{SITE_URL}{page}</loc>" in sitemap
 
 
+@pytest.mark.slow
+@pytest.mark.browser
 def test_a_nav_click_keeps_the_page_alive(browser: Any, built_site: Path) -> None:
     with opened(browser, built_site) as (page, external):
         assert follow_nav_link(page) == 1, "the click reloaded the page: no instant navigation"
@@ -104,6 +93,8 @@ def test_a_nav_click_keeps_the_page_alive(browser: Any, built_site: Path) -> Non
         assert external == []
 
 
+@pytest.mark.slow
+@pytest.mark.browser
 def test_without_sitemap_entries_the_click_reloads(browser: Any, built_site: Path) -> None:
     with opened(browser, built_site, sitemap=EMPTY_SITEMAP) as (page, _):
         assert follow_nav_link(page) is None

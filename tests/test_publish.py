@@ -1,4 +1,4 @@
-"""Tests for the atomic publish in diagrams/publish.py.
+"""Tests for the atomic publish in sitebuild/publish.py.
 
 Publishing over a previous site must leave exactly the new site and nothing beside it,
 whether the swap is one `renameat2(RENAME_EXCHANGE)` (Linux) or the two-rename fallback

@@ -6,16 +6,15 @@ import dataclasses
 import re
 
 import pytest
-from golden_support import GOLDEN_DIR, assert_matches_golden
+from golden_support import assert_matches_golden
+from paths import GOLDEN_REPORT
 
 from engine.fixtures import chapter_results
 from engine.report import render_report
 
-GOLDEN = GOLDEN_DIR / "learner-report.txt"
-
 
 def test_report_matches_golden_byte_for_byte():
-    assert_matches_golden(render_report(), GOLDEN, "render_report()")
+    assert_matches_golden(render_report(), GOLDEN_REPORT, "render_report()")
 
 
 def test_report_is_key_value_lines_with_unique_keys():
@@ -57,4 +56,4 @@ def test_a_changed_result_fails_the_report_gate():
     changed = dataclasses.replace(chapter_results(), replay_bitwise=False)
     expected = re.escape("-replay_bitwise=true\n+replay_bitwise=false")
     with pytest.raises(AssertionError, match=expected):
-        assert_matches_golden(render_report(changed), GOLDEN, "render_report()")
+        assert_matches_golden(render_report(changed), GOLDEN_REPORT, "render_report()")

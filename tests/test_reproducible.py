@@ -1,29 +1,22 @@
-"""Reproducible builds: two clean builds of the same inputs give byte-identical trees.
+"""Reproducible builds: two clean builds of the same chapter give byte-identical trees.
 
-Two checks. The first compares the session's site (tests/site_support.py) with a second build
-from a separate copy of the same trace into a different folder. The second runs the whole
-pipeline twice from the engine, each time with its own empty ``--build-dir`` (so the engine,
-the diagrams and the cache all start cold) and compares those. Both compare file lists and
-the sha256 of every file; on a mismatch they name each differing file and its first
-differing line.
+The session's site (tests/conftest.py: built from the golden trace and learner report given
+with ``--trace`` and ``--report``) is compared with the README's ``./dev build``, which runs the
+engine from an empty ``--build-dir`` into another folder: the engine, the diagrams and the
+cache all start cold, the inputs are written afresh and the output goes elsewhere, yet every
+file must be the same. The comparison covers file lists and the sha256 of every file; on a
+mismatch it names each differing file and its first differing line.
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import re
 from pathlib import Path
 
 import pytest
-import site_support
+from site_support import BuiltSite, tree_digest
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return site_support.built_site(tmp_path_factory)
-
+PHASES = ("engine", "generate")
 
 def first_difference(a: Path, b: Path) -> str:
     """The first differing line of two files, or the first differing byte of binary ones."""
@@ -42,7 +35,7 @@ def first_difference(a: Path, b: Path) -> str:
 
 
 def compare_trees(first: Path, second: Path) -> None:
-    one, two = site_support.tree_digest(first), site_support.tree_digest(second)
+    one, two = tree_digest(first), tree_digest(second)
     report = []
     for name in sorted(one.keys() ^ two.keys()):
         report.append(f"only in {'first' if name in one else 'second'} build: {name}")
@@ -53,26 +46,15 @@ def compare_trees(first: Path, second: Path) -> None:
     assert len(one) > 10
 
 
-def test_two_clean_builds_are_byte_identical(built_site: Path, tmp_path: Path) -> None:
-    trace = tmp_path / "copy" / "residual-connections-v1.trace"
-    trace.parent.mkdir()
-    trace.write_text(site_support.golden_text(), encoding="utf-8")
-    compare_trees(built_site, site_support.build_or_fail(trace, tmp_path / "elsewhere" / "site"))
-
-
-def cold_engine_build(base: Path) -> Path:
-    out = base / "site"
-    done = subprocess.run(
-        [sys.executable, str(site_support.ROOT / "build_site.py"), "build",
-         "--build-dir", str(base / "build"), "--out", str(out)],
-        cwd=site_support.ROOT, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "(cache miss)" in done.stdout, "the build was not cold:\n" + done.stdout
-    return out
-
-
-def test_two_cold_engine_builds_are_byte_identical(tmp_path: Path) -> None:
-    compare_trees(cold_engine_build(tmp_path / "one"), cold_engine_build(tmp_path / "two"))
+@pytest.mark.slow
+def test_a_cold_engine_build_equals_the_golden_build(built_site: Path,
+                                                      engine_build: BuiltSite) -> None:
+    stdout = engine_build.stdout
+    engine, generate = (next(line for line in stdout.splitlines()
+                             if line.startswith(f"[build] {phase} ")) for phase in PHASES)
+    assert re.search(r"  (\d+) job\(s\), \1 run, 0 cached$", engine), "not cold:\n" + stdout
+    assert generate.endswith("(cache miss)"), "the diagrams were not cold:\n" + stdout
+    compare_trees(built_site, engine_build.site)
 
 
 def test_the_comparison_fails_on_any_difference(tmp_path: Path) -> None:

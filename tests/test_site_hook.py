@@ -17,7 +17,8 @@ from types import SimpleNamespace
 import pytest
 from mkdocs.config import load_config
 from mkdocs.structure.files import Files
-from test_build_site import project_copy
+from paths import GOLDEN_TRACE, ROOT
+from site_support import project_copy
 
 from sitebuild import hook as site_hook
 from sitebuild.hook import (
@@ -33,14 +34,11 @@ from sitebuild.paths import CHAPTER_TRACE, SETTINGS_KEY, BuildSettings, trace_ur
 from tracefile import TraceSet, load_trace
 from tracefile.errors import LocatedError
 
-ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = ROOT / "tests" / "golden" / "residual-connections-v1.trace"
-
 
 @pytest.fixture
 def fixture_trace(tmp_path: Path) -> Path:
     path = tmp_path / "residual-connections-v1.trace"
-    path.write_text(GOLDEN.read_text())
+    path.write_text(GOLDEN_TRACE.read_text())
     return path
 
 
@@ -215,7 +213,7 @@ def test_plain_mkdocs_build_regenerates_through_the_cache(tmp_path: Path) -> Non
     # A copy of the project, so the plain build's own build/ folder is not the repository's.
     proj = project_copy(tmp_path)
     (proj / "build" / "trace").mkdir(parents=True)
-    shutil.copy(GOLDEN, proj / "build" / "trace" / GOLDEN.name)
+    shutil.copy(GOLDEN_TRACE, proj / "build" / "trace" / GOLDEN_TRACE.name)
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "s")],
         cwd=proj, capture_output=True, text=True, timeout=300)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from jinja2.exceptions import UndefinedError
+from paths import DOCS
 
 from diagrams.errors import RenderError
 from diagrams.format import format_value, number_tokens
@@ -188,7 +189,7 @@ def test_predictions_table_answers_each_prediction_from_the_trace(trace: Trace) 
 def test_predictions_table_links_to_sections_of_the_chapter() -> None:
     from diagrams.tables import PREDICTIONS
 
-    page = (Path(__file__).resolve().parents[1] / "docs" / "index.md").read_text(encoding="utf-8")
+    page = (DOCS / "index.md").read_text(encoding="utf-8")
     anchors = set(re.findall(r"\{#([a-z-]+)\}", page))
     missing = sorted({anchor for _label, _path, anchor in PREDICTIONS} - anchors)
     assert missing == [], f"predictions table links to sections the chapter lacks: {missing}"

@@ -1,19 +1,17 @@
-"""Property-based fuzz of diagrams.trace.parse_trace: whatever the input — the golden trace with
+"""Property-based fuzz of tracefile.parse_trace: whatever the input — the golden trace with
 flipped bytes, deleted, duplicated or swapped lines, spliced text, or random text and bytes —
 the parser returns a Trace or raises TraceError; no other exception escapes."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from paths import GOLDEN_TRACE
 
 from tracefile import Trace, parse_trace
 from tracefile.errors import TraceError
 
-GOLDEN = (Path(__file__).parent / "golden" / "residual-connections-v1.trace").read_text(
-    encoding="utf-8")
+GOLDEN = GOLDEN_TRACE.read_text(encoding="utf-8")
 DATA = GOLDEN.encode("utf-8")
 LINES = GOLDEN[:-1].split("\n")
 

@@ -7,7 +7,8 @@ import dataclasses
 import re
 
 import pytest
-from golden_support import GOLDEN_DIR, assert_matches_golden
+from golden_support import assert_matches_golden
+from paths import GOLDEN_TRACE
 
 from engine.errors import EngineError
 from engine.fixtures import ScaledOutput, chapter_results
@@ -18,7 +19,6 @@ from tracefile.values import ValueProblem, write_value
 HEADER = SCHEMAS[CHAPTER_TRACE].header
 FOOTER = SCHEMAS[CHAPTER_TRACE].footer
 
-GOLDEN = GOLDEN_DIR / "residual-connections-v1.trace"
 RECORD = re.compile(r"[A-Z][A-Z-]*( [a-z][a-z-]*=[^ =]+)+")
 ORDER = [
     "CONFIG", "FORWARD", "BACKWARD", "PARAMETER", "ZERO-BRANCH", "SHAPE-ERROR",
@@ -28,14 +28,14 @@ ORDER = [
 
 
 def test_trace_matches_golden_byte_for_byte():
-    assert_matches_golden(render_trace(), GOLDEN, "render_trace()")
+    assert_matches_golden(render_trace(), GOLDEN_TRACE, "render_trace()")
 
 
 def test_a_changed_result_fails_the_trace_gate():
     changed = dataclasses.replace(chapter_results(), replay_bitwise=False)
     expected = re.escape("-REPLAY bitwise=true\n+REPLAY bitwise=false")
     with pytest.raises(AssertionError, match=expected):
-        assert_matches_golden(render_trace(CHAPTER_TRACE, changed), GOLDEN, "render_trace()")
+        assert_matches_golden(render_trace(CHAPTER_TRACE, changed), GOLDEN_TRACE, "render_trace()")
 
 
 def test_trace_layout_follows_the_grammar():

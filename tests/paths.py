@@ -1,0 +1,21 @@
+"""Where the project and the test suite's reference files are; the one definition.
+
+Imported by ``conftest.py`` and by the test modules (``from paths import ROOT``); the
+directory holding this file is on the import path when pytest runs the suite.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, trace_file
+
+#: The project root (the checkout the tests run from).
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+#: Versioned reference outputs: what the engine must write, byte for byte.
+GOLDEN_DIR = ROOT / "tests" / "golden"
+GOLDEN_TRACE = GOLDEN_DIR / trace_file(CHAPTER_TRACE)
+GOLDEN_REPORT = GOLDEN_DIR / REPORT_NAME
+#: The repository's own output folders: no test may write into them.
+OUTPUT_DIRS = (ROOT / "build", ROOT / "site")
