@@ -24,6 +24,9 @@ DIAGRAMS: dict[str, Callable[[Trace], str]] = {
     "backward": dot.backward_dot,
     "checks": dot.checks_dot,
     "stack": dot.stack_dot,
+    "forward-narrow": lambda trace: dot.forward_dot(trace, narrow=True),
+    "backward-narrow": lambda trace: dot.backward_dot(trace, narrow=True),
+    "stack-narrow": lambda trace: dot.stack_dot(trace, narrow=True),
 }
 STATEMENT_RE = re.compile(r"^\s*(\w+)(?: -> (\w+))? \[(.*)\];$")
 
@@ -138,11 +141,20 @@ def test_checks_panel_labels(trace: Trace) -> None:
 def test_stack_has_both_columns_at_every_depth(trace: Trace) -> None:
     text = dot.stack_dot(trace)
     assert "cluster_plain" in text and "cluster_residual" in text
-    assert "[0.007812, −0.003906]" in text and "[0.632812, −0.316406]" in text
-    assert "x̄ = [0.003906, 0.003906]" in text and "x̄ = [0.316406, 0.316406]" in text
+    # Exact values, as the prose shows them.
+    assert "[0.0078125, −0.00390625]" in text and "[0.6328125, −0.31640625]" in text
+    assert "x̄ = [0.00390625, 0.00390625]" in text and "x̄ = [0.31640625, 0.31640625]" in text
     merged = [tail for tail, head, attrs in statements(text)
               if not head and attr(attrs, "peripheries") == "2"]
     assert merged == ["residual_1", "residual_2", "residual_3", "residual_4"]
+
+
+@pytest.mark.parametrize("name", ["forward", "backward", "stack"])
+def test_the_narrow_variant_draws_the_same_labels_top_to_bottom(trace: Trace,
+                                                                name: str) -> None:
+    wide, narrow = DIAGRAMS[name](trace), DIAGRAMS[f"{name}-narrow"](trace)
+    assert sorted(label_texts(wide)) == sorted(label_texts(narrow))
+    assert 'rankdir="TB"' in narrow
 
 
 def test_stack_depths_come_from_the_trace(trace_text: str) -> None:

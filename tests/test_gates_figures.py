@@ -19,7 +19,7 @@ from sitebuild.gates.audit import audit_page, audit_site
 from sitebuild.gates.figures import ExpectedDiagrams
 from tracefile import Trace, parse_trace
 
-STACK_LABEL = "[0.007812, −0.003906]"  # STACK[4].plain, fixed6, in the stack diagram
+STACK_LABEL = "[0.0078125, −0.00390625]"  # STACK[4].plain, exact, in the stack diagram
 
 
 def page(body: str) -> str:
@@ -34,8 +34,8 @@ def audit(trace: Trace, body: str, diagrams: ExpectedDiagrams | None = None) -> 
 @pytest.fixture(scope="module")
 def stack_svg(trace: Trace) -> str:
     svg = render_diagram("stack", trace)
-    # 0.750000 is traced and even shown elsewhere in this diagram: membership is no proof.
-    assert STACK_LABEL in svg and "0.750000" in svg
+    # 0.75 is traced and even shown elsewhere in this diagram: membership is no proof.
+    assert STACK_LABEL in svg and "0.75" in svg
     return svg
 
 
@@ -49,10 +49,10 @@ def test_every_registered_diagram_passes(trace: Trace) -> None:
 def test_label_swapped_for_another_traced_value_is_reported(trace: Trace,
                                                             stack_svg: str) -> None:
     assert "0.75" in trace.text  # STACK-CONFIG residual-factor: traced, just not here
-    findings = audit(trace, stack_svg.replace(STACK_LABEL, "[0.750000, −0.003906]"))
+    findings = audit(trace, stack_svg.replace(STACK_LABEL, "[0.75, −0.00390625]"))
     assert len(findings) == 1, findings
     message = findings[0].message
-    assert "diagram 'stack'" in message and "0.750000" in message and STACK_LABEL in message
+    assert "diagram 'stack'" in message and "0.75" in message and STACK_LABEL in message
     line = page(stack_svg).splitlines().index(
         next(x for x in page(stack_svg).splitlines() if STACK_LABEL in x)) + 1
     assert findings[0].line == line
@@ -67,7 +67,7 @@ def test_number_added_to_desc_is_reported(trace: Trace, stack_svg: str) -> None:
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ("</svg>", '<text x="1" y="1">0.007812</text></svg>', "is not in the diagram"),
+        ("</svg>", '<text x="1" y="1">0.0078125</text></svg>', "is not in the diagram"),
         ("</svg>", '<g aria-label="0.5"></g></svg>', "@aria-label"),
         ("<g ", '<foreignObject><p>0.42</p></foreignObject><g ', "<p>"),
     ],
@@ -80,7 +80,7 @@ def test_added_text_is_reported(trace: Trace, stack_svg: str, old: str, new: str
 
 
 def test_removed_label_is_reported(trace: Trace, stack_svg: str) -> None:
-    tampered = re.sub(r"<text[^>]*>\[0\.007812, −0\.003906\]</text>", "", stack_svg)
+    tampered = re.sub(r"<text[^>]*>" + re.escape(STACK_LABEL) + "</text>", "", stack_svg)
     assert tampered != stack_svg
     findings = audit(trace, tampered)
     assert len(findings) == 1 and "is missing" in findings[0].message, findings
@@ -90,14 +90,14 @@ def test_diagram_is_identified_by_id_prefix_without_data_diagram(trace: Trace,
                                                                  stack_svg: str) -> None:
     anonymous = stack_svg.replace(' data-diagram="stack"', "")
     assert audit(trace, anonymous) == []
-    findings = audit(trace, anonymous.replace(STACK_LABEL, "[0.750000, −0.003906]"))
+    findings = audit(trace, anonymous.replace(STACK_LABEL, "[0.75, −0.00390625]"))
     assert len(findings) == 1 and "diagram 'stack'" in findings[0].message
 
 
 def test_unregistered_svg_with_text_is_reported_and_icons_pass(trace: Trace) -> None:
     icon = '<svg viewBox="0 0 24 24"><path d="M0 0h24v24H0z"/></svg>'
     assert audit(trace, icon) == []
-    findings = audit(trace, '<svg><text>0.007812</text></svg>')
+    findings = audit(trace, '<svg><text>0.0078125</text></svg>')
     assert len(findings) == 1 and "names no registered diagram" in findings[0].message
 
 
@@ -125,7 +125,9 @@ def test_diagram_from_another_trace_is_reported(trace: Trace, stack_svg: str) ->
 @pytest.mark.parametrize(
     ("pattern", "replace", "expected"),
     [
-        (re.escape(STACK_LABEL), "[0.750000, −0.003906]", "0.750000"),
+        # The first occurrence inside a diagram (the stack table shows the value too).
+        (r'(<svg[^>]*data-diagram="stack"(?:(?!</svg>).)*?)' + re.escape(STACK_LABEL),
+         r"\g<1>[0.75, −0.00390625]", "0.75"),
         (r'(<desc id="stack-desc">)', r"\g<1>Four 4 ", "<desc>"),
         (r'(<svg[^>]*residual-diagram.*?<text[^>]*>)[^<]*\d[^<]*(</text>)',
          r"\g<1>0.4242\g<2>", "0.4242"),

@@ -23,7 +23,8 @@ def svgs(trace: Trace) -> dict[str, str]:
 
 
 def test_registry_names() -> None:
-    assert list(DIAGRAMS) == ["forward", "backward", "checks", "stack"]
+    assert list(DIAGRAMS) == ["forward", "backward", "checks", "stack", "forward-narrow",
+                              "backward-narrow", "stack-narrow"]
     for dot_fn, title, desc in DIAGRAMS.values():
         assert callable(dot_fn) and title and desc
         assert not number_tokens(title) and not number_tokens(desc)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from golden_support import GOLDEN_DIR
 from gradient_flow_support import TRACE_ID, lab_trace
+from paths import GOLDEN_DIR
 from trace_tolerance import assert_matches_golden_within, trace_differences
 
 from tracefile import SCHEMAS, parse_trace
