@@ -86,6 +86,10 @@ class BuildInputs:
     unverified: tuple[str, ...] = ()
 
 
+def cache_dir(args: argparse.Namespace) -> Path:
+    return args.cache_dir or args.build_dir / "cache"
+
+
 def shown(path: Path) -> str:
     """``path`` relative to the project when inside it (shorter progress lines)."""
     try:
@@ -158,7 +162,7 @@ def cmd_build(args: argparse.Namespace, progress: Progress) -> int:
 def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> int:
     """The build phases, run while holding the lock on the build folder."""
     build = args.build_dir
-    cache = Cache(build / "cache")
+    cache = Cache(cache_dir(args))
     inputs = engine_phase(args, cache, progress)
     with progress.phase("parse") as notes:
         traces = TraceSet({trace_id: load_trace(path, SCHEMAS[trace_id])
@@ -229,6 +233,8 @@ def cmd_serve(args: argparse.Namespace, progress: Progress) -> int:
         build_args += ["--report", str(args.report)]
     if args.unverified_trace:
         build_args.append("--unverified-trace")
+    if args.cache_dir is not None:
+        build_args += ["--cache-dir", str(args.cache_dir)]
     watch = tuple(p for p in (*(args.trace or ()), args.report) if p is not None)
     args.site_url = f"http://{SERVE_HOST}:{args.port}/"
     return serve(ROOT, args.out, build_args, SERVE_HOST, args.port, watch,
@@ -286,7 +292,7 @@ def cmd_check(args: argparse.Namespace, progress: Progress) -> int:
                                   "run `python build_site.py build` first")
     given = given_traces(args.trace)
     with progress.phase("engine") as notes:
-        results = pipeline.run_engine(ROOT, Cache(args.build_dir / "cache"), None,
+        results = pipeline.run_engine(ROOT, Cache(cache_dir(args)), None,
                                       args.build_dir)
         fresh = {name: data for r in results for name, data in r.files.items()}
         ran = sum(r.status == "ran" for r in results)
@@ -325,6 +331,13 @@ def _add_trace_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--build-dir", type=Path, default=BUILD, metavar="DIR",
                         help="folder for the trace, generated files and the content-hash "
                         "cache (default: build)")
+    _add_cache_option(parser)
+
+
+def _add_cache_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cache-dir", type=Path, metavar="DIR",
+                        help="content-hash cache of engine runs and figures, which several "
+                        "build folders may share (default: BUILD-DIR/cache)")
 
 
 def port_number(text: str) -> int:
@@ -385,7 +398,8 @@ def _check_parser(sub: argparse._SubParsersAction) -> None:
                        "engine's from the last build in BUILD-DIR/trace/, else the site's own "
                        "copy)")
     check.add_argument("--build-dir", type=Path, default=BUILD, metavar="DIR",
-                       help="build folder holding the engine's trace (default: build)")
+                       help="build folder whose cache holds the engine's runs (default: build)")
+    _add_cache_option(check)
     check.set_defaults(func=cmd_check)
 
 
@@ -408,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command in ("build", "serve") and args.report is not None and args.trace is None:
         parser().error("--report needs --trace")
-    for name in ("report", "out", "site", "build_dir"):
+    for name in ("report", "out", "site", "build_dir", "cache_dir"):
         if getattr(args, name, None) is not None:
             setattr(args, name, getattr(args, name).resolve())
     if getattr(args, "trace", None):

@@ -116,10 +116,13 @@ def _watch(context: Any, visit: Visit) -> None:
 
 
 @contextmanager
-def visit(browser: Any, url: str, viewport: dict[str, int] = DESKTOP) -> Iterator[Visit]:
-    """Open `url` in a fresh context (empty storage, light system theme) and record it."""
+def visit(browser: Any, url: str, viewport: dict[str, int] = DESKTOP,
+          touch: bool = False) -> Iterator[Visit]:
+    """Open `url` in a fresh context (empty storage, light system theme) and record it;
+    ``touch`` emulates a touch screen (taps, no hover)."""
     context = browser.new_context(
-        viewport=viewport, color_scheme="light", service_workers="block", locale="en-US"
+        viewport=viewport, color_scheme="light", service_workers="block", locale="en-US",
+        has_touch=touch, is_mobile=touch,
     )
     context.set_default_timeout(15_000)
     record = Visit(page=None)

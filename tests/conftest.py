@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import site_support
 from browser_support import launch
 from paths import GOLDEN_TRACE, OUTPUT_DIRS, ROOT
 from site_support import BUILD_TIMEOUT, BuiltSite, build_or_fail, folder_listing, listing_changes
@@ -72,6 +73,14 @@ def repository_outputs_untouched() -> Iterator[None]:
         pytest.fail("tests wrote into the repository's own output folders (give every build "
                     "--build-dir and --out under a pytest temp folder):\n  "
                     + "\n  ".join(changes[:20]), pytrace=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_build_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """One cache of engine runs for every build of the session (see site_support)."""
+    site_support.SHARED_CACHE["dir"] = tmp_path_factory.mktemp("shared-cache")
+    yield
+    site_support.SHARED_CACHE.clear()
 
 
 @pytest.fixture(scope="session")

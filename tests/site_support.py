@@ -64,12 +64,20 @@ def run(args: Sequence[str], project: Path = ROOT, env: dict[str, str] | None = 
     )
 
 
+#: A cache of engine runs and figures shared by the session's builds (set by conftest.py): a
+#: build verifies every trace against the engine's own run, and the labs' runs take seconds.
+#: Cache keys are content hashes, so a project copy with an edited engine still misses it.
+SHARED_CACHE: dict[str, Path] = {}
+
+
 def build(out: Path, build_dir: Path, *, traces: Sequence[Path] = (GOLDEN_TRACE,),
           report: Path | None = GOLDEN_REPORT, project: Path = ROOT,
           env: dict[str, str] | None = None, extra: Sequence[str] = (),
-          ) -> subprocess.CompletedProcess[str]:
+          shared_cache: bool = True) -> subprocess.CompletedProcess[str]:
     """``build_site.py build`` into ``out`` with ``build_dir`` (both required)."""
     args = ["build", "--build-dir", str(build_dir), "--out", str(out)]
+    if shared_cache and "dir" in SHARED_CACHE:
+        args += ["--cache-dir", str(SHARED_CACHE["dir"])]
     for trace in traces:
         args += ["--trace", str(trace)]
     if report is not None:

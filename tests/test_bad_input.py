@@ -200,7 +200,10 @@ def test_hostile_parameter_names_are_escaped(tmp_path: Path) -> None:
     assert text.count(HOSTILE) == 2  # CONFIG.branch-parameter and PARAMETER.name
     trace = tmp_path / "hostile.trace"
     trace.write_text(text, encoding="utf-8")
-    site = build_or_fail(tmp_path / "site", tmp_path / "build", traces=(trace,)).site
+    # Not the engine's run, so it publishes only as an unverified trace (with its banner).
+    site = build_or_fail(tmp_path / "site", tmp_path / "build", traces=(trace,),
+                         extra=("--unverified-trace",)).site
+    assert "Unverified trace" in (site / "index.html").read_text(encoding="utf-8")
     seen_in_text = seen_in_svg = False
     for page, html in _pages(site):
         markup = _Markup()

@@ -110,9 +110,17 @@ def assert_math_rendered(tab: Any, required: bool) -> None:
 def assert_diagrams_visible(tab: Any, required: bool) -> None:
     diagrams = tab.locator("article svg.residual-diagram")
     assert diagrams.count() > 0 or not required, "the chapter should contain diagrams"
+    # Of a diagram's two renderings (wide and phone-width) exactly one is shown.
+    pairs = tab.evaluate("""() => [...document.querySelectorAll('article .figure-wide')].map(
+        w => [getComputedStyle(w).display, getComputedStyle(w.nextElementSibling).display])""")
+    assert all((wide == "none") != (narrow == "none") for wide, narrow in pairs), pairs
     for i in range(diagrams.count()):
         diagram = diagrams.nth(i)
         label = diagram.get_attribute("aria-labelledby") or i
+        if diagram.evaluate("e => e.closest('.figure-wide, .figure-narrow') !== null "
+                            "&& getComputedStyle(e.closest('.figure-wide, .figure-narrow'))"
+                            ".display === 'none'"):
+            continue  # the other rendering of this diagram is the one on screen
         assert diagram.is_visible(), f"diagram {label} is not visible"
         diagram.scroll_into_view_if_needed()
         box = diagram.bounding_box()
@@ -235,4 +243,38 @@ def test_phone_width_needs_no_horizontal_scroll(browser: Any, site_url: str, scr
         slug = page.removesuffix(".html").replace("/", "-")
         tab.screenshot(path=str(screenshots / f"{slug}-phone.png"), full_page=True)
         assert width[0] <= width[1], f"page is {width[0]}px wide in a {width[1]}px viewport"
+        # No figure or table needs sideways scrolling to be read, inside its wrapper either.
+        wide = tab.evaluate("""w => [...document.querySelectorAll(
+                'article svg, article table, article .diagram-scroll, article figure')]
+            .filter(e => e.getClientRects().length > 0)
+            .map(e => [e.tagName, e.getAttribute('data-diagram') || e.className.baseVal
+                       || e.className, Math.round(e.getBoundingClientRect().width),
+                       e.scrollWidth])
+            .filter(([, , box, scroll]) => box > w || scroll > w)""", width[1])
+        assert wide == [], f"wider than the {width[1]}px viewport: {wide}"
+        seen.assert_clean()
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_provenance_on_tap_and_keyboard(browser: Any, site_url: str) -> None:
+    with visit(browser, url_of(site_url, "index.html"), viewport=PHONE, touch=True) as seen:
+        tab = seen.page
+        number = tab.locator("article .tv").first
+        expected = number.get_attribute("title")
+        assert expected and expected.startswith("residual-connections-")
+        number.tap()
+        popover = tab.locator("#tv-popover")
+        assert popover.is_visible() and popover.text_content() == expected
+        assert number.get_attribute("aria-describedby") == "tv-popover"
+        tab.keyboard.press("Escape")
+        assert not popover.is_visible()
+        # Keyboard: Enter shows it again; traced numbers are in the tab order and show their
+        # popover on focus.
+        tab.keyboard.press("Enter")
+        assert popover.is_visible() and popover.text_content() == expected
+        tab.keyboard.press("Tab")  # the next traced number of the opening paragraphs
+        focused = tab.evaluate("[document.activeElement.className, "
+                               "document.activeElement.getAttribute('title')]")
+        assert focused[0] == "tv" and popover.text_content() == focused[1]
         seen.assert_clean()

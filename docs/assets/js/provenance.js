@@ -1,0 +1,72 @@
+/* Provenance on tap and keyboard focus. Every traced number is a `.tv` element whose title
+ * names its trace record and exact stored value; a title shows only on mouse hover. This
+ * makes each one focusable and shows the same text in a small popover when it is tapped,
+ * clicked or focused (or Enter is pressed on it); Escape, a tap elsewhere or moving focus
+ * away closes it. The text is the
+ * element's own title: nothing is computed here. */
+(function () {
+  "use strict";
+
+  var popover = null;
+  var current = null;
+
+  function ensurePopover() {
+    if (popover && document.body.contains(popover)) return popover;
+    popover = document.createElement("div");
+    popover.id = "tv-popover";
+    popover.className = "tv-popover";
+    popover.setAttribute("role", "tooltip");
+    popover.hidden = true;
+    document.body.appendChild(popover);
+    return popover;
+  }
+
+  function show(el) {
+    var box = ensurePopover();
+    var text = el.getAttribute("data-provenance") || "";
+    if (!text) return;
+    if (current && current !== el) current.removeAttribute("aria-describedby");
+    current = el;
+    box.textContent = text;
+    box.hidden = false;
+    el.setAttribute("aria-describedby", box.id);
+    var rect = el.getBoundingClientRect();
+    var left = Math.max(8, Math.min(rect.left + window.scrollX,
+                                    window.scrollX + document.documentElement.clientWidth
+                                    - box.offsetWidth - 8));
+    box.style.left = left + "px";
+    box.style.top = (rect.bottom + window.scrollY + 6) + "px";
+  }
+
+  function hide() {
+    if (popover) popover.hidden = true;
+    if (current) current.removeAttribute("aria-describedby");
+    current = null;
+  }
+
+  function enhance(root) {
+    root.querySelectorAll(".md-typeset .tv").forEach(function (el) {
+      if (el.hasAttribute("data-provenance")) return;
+      // The title moves into the popover's text, so hover and tap show the same thing once.
+      el.setAttribute("data-provenance", el.getAttribute("title") || "");
+      el.setAttribute("tabindex", "0");
+      el.addEventListener("focus", function () { show(el); });
+      el.addEventListener("blur", function () { if (current === el) hide(); });
+      el.addEventListener("click", function (event) { event.stopPropagation(); show(el); });
+      el.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" || event.key === " ") { event.preventDefault(); show(el); }
+      });
+    });
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape") hide();
+  });
+  document.addEventListener("click", function () { hide(); });
+
+  if (typeof document$ !== "undefined") {
+    document$.subscribe(function () { hide(); enhance(document); });
+  } else {
+    document.addEventListener("DOMContentLoaded", function () { enhance(document); });
+  }
+})();
