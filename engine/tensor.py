@@ -348,5 +348,17 @@ def _topological_order(root: TensorValue) -> list[TensorValue]:
     return order
 
 
+def tape_nodes(root: TensorValue) -> list[TensorValue]:
+    """Every node a backward from ``root`` would visit (parameters included), parents first:
+    what the tape holds alive for that backward."""
+    return _topological_order(root)
+
+
+def saved_arrays(node: TensorValue) -> list[np.ndarray]:
+    """The arrays ``node``'s backward closure captured from its forward (empty for a leaf)."""
+    cells = getattr(node._backward, "__closure__", None) or ()
+    return [cell.cell_contents for cell in cells if isinstance(cell.cell_contents, np.ndarray)]
+
+
 # Imported last: ops builds TensorValue results, and the operators above delegate to it.
 from engine import ops  # noqa: E402

@@ -7,8 +7,9 @@ build and the Trace page all take the list from ``SCHEMAS``.
 from __future__ import annotations
 
 from tracefile.schema import TraceSchema
-from tracefile.schemas import gradient_flow, residual_connections
+from tracefile.schemas import gradient_flow, residual_connections, residual_stream
 
 SCHEMAS: dict[str, TraceSchema] = {
-    schema.trace_id: schema for schema in (residual_connections.SCHEMA, gradient_flow.SCHEMA)
+    schema.trace_id: schema for schema in (residual_connections.SCHEMA, gradient_flow.SCHEMA,
+                                           residual_stream.SCHEMA)
 }

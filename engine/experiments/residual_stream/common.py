@@ -1,0 +1,111 @@
+"""Helpers shared by the residual-stream experiments: progress lines, plain values, and one
+forward walk that the analyses bend (skip a block, freeze a token, round the stream).
+
+Contract:
+- Results leave the engine as plain Python values (tuples of floats or ints, words, bools);
+  a curve holds at most `MAX_POINTS` points.
+- `Progress` prints one line per experiment to stderr (what runs, steps, elapsed seconds);
+  nothing it prints reaches a trace, so traces stay free of times.
+- `walk(model, tokens, ...)` runs a trained `Decoder` sublayer by sublayer on numpy values and
+  returns every stream state ``x_0 .. x_L``. With no options it computes exactly what
+  `Decoder.forward` computes (the same ops in the same order, so the same bits); ``merge``
+  replaces the residual add, ``skip`` deletes blocks (the stream passes unchanged) and
+  ``after_block`` may replace the state a block produced (early exit freezes tokens so).
+- `token_losses` is the per-token cross-entropy (nats) of logits against targets.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Collection
+from typing import Any
+
+import numpy as np
+
+from engine.models import Decoder
+from engine.tensor import TensorValue
+
+Vector = tuple[float, ...]
+Merge = Callable[[np.ndarray, np.ndarray], np.ndarray]
+AfterBlock = Callable[[int, np.ndarray, np.ndarray], np.ndarray]
+
+#: Curves hold at most this many points (the page draws them as they are).
+MAX_POINTS = 50
+
+
+class Progress:
+    """One stderr line per step of the lab: ``residual-stream [n/N] what (elapsed s)``."""
+
+    def __init__(self, total: int, stream: Any = None) -> None:
+        self.total, self.start = total, time.perf_counter()
+        self.stream = stream if stream is not None else sys.stderr
+
+    def __call__(self, number: int, message: str) -> None:
+        elapsed = time.perf_counter() - self.start
+        print(f"residual-stream [{number}/{self.total}] {message} ({elapsed:.1f} s elapsed)",
+              file=self.stream, flush=True)
+
+
+def token_losses(logits: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """Cross-entropy (nats) of each target under ``softmax(logits)``, shape of ``targets``."""
+    shifted = logits - np.max(logits, axis=-1, keepdims=True)
+    log_probabilities = shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+    return -np.take_along_axis(log_probabilities, targets[..., np.newaxis], axis=-1)[..., 0]
+
+
+def mean_loss(model: Decoder, stream: np.ndarray, targets: np.ndarray) -> float:
+    """Mean cross-entropy of the read-out (final norm, unembedding) of any stream state."""
+    return float(np.mean(token_losses(readout(model, stream), targets)))
+
+
+def readout(model: Decoder, stream: np.ndarray) -> np.ndarray:
+    """The logits ``norm_f(x) U`` of a stream state (the logit lens), as an array."""
+    return model.readout(TensorValue.constant(stream)).value
+
+
+def embed(model: Decoder, tokens: np.ndarray) -> np.ndarray:
+    """``x_0``: token plus position embeddings, as `Decoder.forward` adds them."""
+    positions = np.arange(tokens.shape[1])
+    return model.token_embedding.value[tokens] + model.position_embedding.value[positions]
+
+
+def add(x: np.ndarray, write: np.ndarray) -> np.ndarray:
+    """The residual add in float64, the merge `walk` uses unless told otherwise."""
+    return x + write
+
+
+def walk(model: Decoder, tokens: np.ndarray, *, merge: Merge = add,
+         skip: Collection[int] = (), after_block: AfterBlock | None = None,
+         ) -> list[np.ndarray]:
+    """Stream states ``x_0 .. x_L`` (a skipped block repeats its input); see the docstring."""
+    x = embed(model, tokens)
+    states = [x]
+    for k, block in enumerate(model.blocks):
+        if k not in skip:
+            start = x
+            x = _sublayer(model, x, block.attn_norm, lambda h, b=block: b.attn(h)[0], merge)
+            x = _sublayer(model, x, block.mlp_norm, block.mlp, merge)
+            if after_block is not None:
+                x = after_block(k, start, x)
+        states.append(x)
+    return states
+
+
+def _sublayer(model: Decoder, x: np.ndarray, norm: Any, branch: Any, merge: Merge) -> np.ndarray:
+    config = model.config
+    stream = TensorValue.constant(x)
+    write = branch(norm(stream) if config.norm == "pre" else stream).value
+    merged = merge(x, write) if config.variant == "residual" else write
+    return merged if config.norm == "pre" else norm(TensorValue.constant(merged)).value
+
+
+def writes(model: Decoder, tokens: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Each block's attention and MLP writes ``A_k``, ``M_k`` from the engine's own forward."""
+    run = model.forward(tokens)
+    return ([w.value for w in run.attention_writes], [w.value for w in run.mlp_writes])
+
+
+def row_norms(x: np.ndarray) -> np.ndarray:
+    """The Euclidean norm of every token's vector (the last axis)."""
+    return np.sqrt(np.sum(x * x, axis=-1))

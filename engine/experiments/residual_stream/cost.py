@@ -1,0 +1,128 @@
+"""Experiment 7: what the adds cost, in arithmetic and in memory.
+
+Contract:
+- `flops` counts forward floating-point operations per token and per block, a multiply-add
+  counting two: the two residual adds ``2 d``; attention ``8 d²`` for the four projections
+  plus ``4 d t`` for scores and the weighted sum, with ``t = (T + 1) / 2`` the mean number of
+  keys a token sees under the causal mask; the MLP ``4 d h`` for its two matrices (``h`` the
+  hidden width). Norms, softmax and activations are left out (a few ``d`` each).
+- `tape_memory` runs one training forward of a model (a batch from the corpus, the loss) and,
+  before any backward, walks the tape from the loss (`engine.tensor.tape_nodes`). Every array
+  held is counted once (views share their base's memory) and charged to the first holder
+  that claims it: ``parameters``; ``stream`` (the states ``x_0 .. x_L`` and the states between
+  attention and MLP); ``norm-outputs`` (what each RMSNorm hands its branch or the read-out);
+  ``attention-scores`` (the attention probabilities); ``mlp-hidden``
+  (the MLP's hidden-width values before and after the activation); ``other-values`` (every
+  other node's value: queries, keys, values, mixed heads, writes, logits); and
+  ``backward-saved`` (arrays that backward closures captured and no node holds). Korthikanti
+  et al. 2022 count, per layer, the residual-stream inputs as a small part of activation
+  memory next to the attention scores and the MLP's wide intermediates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.data import ArithmeticCorpus
+from engine.models import Decoder
+from engine.ops import cross_entropy
+from engine.tensor import TensorValue, saved_arrays, tape_nodes
+
+HOLDERS = ("parameters", "stream", "norm-outputs", "attention-scores", "mlp-hidden",
+           "other-values", "backward-saved")
+
+
+@dataclass(frozen=True)
+class Flops:
+    setting: str
+    width: int
+    depth: int
+    context: int
+    hidden: int
+    heads: int
+    add: float
+    attention: float
+    mlp: float
+    add_share: float
+
+
+def flops(setting: str, width: int, depth: int, context: int, hidden: int,
+          heads: int) -> Flops:
+    keys = (context + 1) / 2
+    add = 2.0 * width
+    attention = 8.0 * width * width + 4.0 * width * keys
+    mlp = 4.0 * width * hidden
+    return Flops(setting, width, depth, context, hidden, heads, add, attention, mlp,
+                 add / (add + attention + mlp))
+
+
+@dataclass(frozen=True)
+class Holder:
+    holder: str
+    bytes: int
+    share: float
+
+
+@dataclass(frozen=True)
+class TapeMemory:
+    depth: int
+    batch: int
+    tokens: int
+    nodes: int
+    total: int
+    holders: tuple[Holder, ...]
+    stream_share: float
+    activation_stream_share: float
+    largest_activation: str
+
+
+def _buffer(array: np.ndarray) -> np.ndarray:
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def _holder(node: TensorValue, stream_ids: set[int], hidden: int) -> str:
+    if node.op == "parameter":
+        return "parameters"
+    if id(node) in stream_ids:
+        return "stream"
+    if node.op == "rms_norm":
+        return "norm-outputs"
+    if node.op == "attention_probabilities":
+        return "attention-scores"
+    if node.op in ("matmul", "gelu") and node.shape[-1] == hidden:
+        return "mlp-hidden"
+    return "other-values"
+
+
+def tape_memory(model: Decoder, corpus: ArithmeticCorpus, batch: int,
+                seed: int) -> TapeMemory:
+    inputs, targets = corpus.batch("train", batch, np.random.default_rng((seed, 7)))
+    run = model.forward(inputs)
+    loss = cross_entropy(run.logits, targets)
+    stream_ids = {id(x) for x in (*run.streams, *run.middles)}
+    nodes = tape_nodes(loss)
+    counted: set[int] = set()
+    totals = dict.fromkeys(HOLDERS, 0)
+    for node in nodes:
+        base = _buffer(node.value)
+        if id(base) not in counted:
+            counted.add(id(base))
+            totals[_holder(node, stream_ids, model.config.hidden)] += base.nbytes
+    for node in nodes:
+        for array in saved_arrays(node):
+            base = _buffer(array)
+            if id(base) not in counted:
+                counted.add(id(base))
+                totals["backward-saved"] += base.nbytes
+    total = sum(totals.values())
+    activations = {k: v for k, v in totals.items() if k != "parameters"}
+    return TapeMemory(
+        depth=len(model.blocks), batch=batch, tokens=int(inputs.size), nodes=len(nodes),
+        total=total, holders=tuple(Holder(k, v, v / total) for k, v in totals.items()),
+        stream_share=totals["stream"] / total,
+        activation_stream_share=totals["stream"] / sum(activations.values()),
+        largest_activation=max(activations, key=lambda k: activations[k]))

@@ -1,0 +1,148 @@
+"""Experiments 2 and 3: the stream is a sum; the logit lens and early exit.
+
+Contract (every input is a trained `Decoder` and a fixed batch of validation sequences):
+- `stream_sum` checks ``x_L = x_0 + Σ_k (A_k + M_k)`` with the writes taken from the engine's
+  own forward: the largest absolute error of the sum taken in one go (writes first, then the
+  embedding) and whether adding the writes in the forward's order gives the very same bits.
+  Per layer it reports the mean over tokens of each norm (‖x_k‖, ‖A_k‖, ‖M_k‖, ‖F_k‖ with
+  ``F_k = A_k + M_k``) and the mean cosine similarity of consecutive states, for the residual
+  model and, as a contrast, the plain one (whose stream is no sum).
+- `logit_lens` reads every state out through the final norm and the unembedding and reports
+  the validation loss by layer (``x_0`` first).
+- `early_exit` stops a token once a block changed its state by less than ``threshold`` times
+  its norm (``‖x_k - x_(k-1)‖ / ‖x_(k-1)‖``). A stopped token's state is carried forward
+  unchanged and still read by later tokens' attention; its loss is read from that state. One
+  point per threshold: the mean number of blocks run per token and the loss.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.experiments.residual_stream.common import (
+    Vector,
+    mean_loss,
+    readout,
+    row_norms,
+    token_losses,
+    walk,
+    writes,
+)
+from engine.models import Decoder
+
+
+@dataclass(frozen=True)
+class StreamSum:
+    depth: int
+    tokens: int
+    max_error: float
+    max_stream: float
+    relative_error: float
+    exact_in_order: bool
+    stream_norm: Vector
+    attention_write_norm: Vector
+    mlp_write_norm: Vector
+    write_norm: Vector
+    write_over_stream: Vector
+    cosine: Vector
+    plain_stream_norm: Vector
+    plain_cosine: Vector
+
+
+def mean_cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean over tokens of the cosine similarity of two states."""
+    return float(np.mean(np.sum(a * b, axis=-1) / (row_norms(a) * row_norms(b))))
+
+
+def stream_sum(residual: Decoder, plain: Decoder, tokens: np.ndarray) -> StreamSum:
+    states = walk(residual, tokens)
+    attention, mlp = writes(residual, tokens)
+    total = sum(a + m for a, m in zip(attention, mlp, strict=True))
+    error = float(np.max(np.abs(states[0] + total - states[-1])))
+    in_order = states[0]
+    for a, m in zip(attention, mlp, strict=True):
+        in_order = in_order + a + m
+    block_writes = [a + m for a, m in zip(attention, mlp, strict=True)]
+    norms = [float(np.mean(row_norms(x))) for x in states]
+    write_norms = [float(np.mean(row_norms(w))) for w in block_writes]
+    plain_states = walk(plain, tokens)
+    largest = float(np.max(np.abs(states[-1])))
+    return StreamSum(
+        depth=len(attention), tokens=int(tokens.size), max_error=error, max_stream=largest,
+        relative_error=error / largest,
+        exact_in_order=bool(np.array_equal(in_order, states[-1])),
+        stream_norm=tuple(norms),
+        attention_write_norm=tuple(float(np.mean(row_norms(a))) for a in attention),
+        mlp_write_norm=tuple(float(np.mean(row_norms(m))) for m in mlp),
+        write_norm=tuple(write_norms),
+        write_over_stream=tuple(w / s for w, s in zip(write_norms, norms, strict=False)),
+        cosine=_cosines(states),
+        plain_stream_norm=tuple(float(np.mean(row_norms(x))) for x in plain_states),
+        plain_cosine=_cosines(plain_states),
+    )
+
+
+def _cosines(states: list[np.ndarray]) -> Vector:
+    return tuple(mean_cosine(a, b) for a, b in itertools.pairwise(states))
+
+
+@dataclass(frozen=True)
+class LogitLens:
+    residual: Vector
+    plain: Vector
+    best_layer: int
+    final_minus_best: float
+
+
+def logit_lens(residual: Decoder, plain: Decoder, tokens: np.ndarray,
+               targets: np.ndarray) -> LogitLens:
+    losses = [tuple(mean_loss(model, x, targets) for x in walk(model, tokens))
+              for model in (residual, plain)]
+    best = int(np.argmin(losses[0]))
+    return LogitLens(losses[0], losses[1], best, losses[0][-1] - losses[0][best])
+
+
+@dataclass(frozen=True)
+class ExitPoint:
+    threshold: float
+    mean_blocks: float
+    loss: float
+    stopped_early: float
+
+
+@dataclass(frozen=True)
+class EarlyExit:
+    depth: int
+    full_loss: float
+    points: tuple[ExitPoint, ...]
+
+
+def exit_point(model: Decoder, tokens: np.ndarray, targets: np.ndarray,
+               threshold: float) -> ExitPoint:
+    """One threshold: run the blocks, stopping each token as the module docstring says."""
+    running = np.ones(tokens.shape, dtype=bool)
+    blocks_run = np.zeros(tokens.shape)
+
+    def after_block(k: int, before: np.ndarray, after: np.ndarray) -> np.ndarray:
+        state = np.where(running[..., np.newaxis], after, before)
+        blocks_run[running] += 1
+        change = row_norms(after - before) / row_norms(before)
+        running[change < threshold] = False
+        return state
+
+    final = walk(model, tokens, after_block=after_block)[-1]
+    loss = float(np.mean(token_losses(readout(model, final), targets)))
+    depth = len(model.blocks)
+    return ExitPoint(threshold, float(np.mean(blocks_run)), loss,
+                     float(np.mean(blocks_run < depth)))
+
+
+def early_exit(model: Decoder, tokens: np.ndarray, targets: np.ndarray,
+               thresholds: tuple[float, ...]) -> EarlyExit:
+    full = mean_loss(model, walk(model, tokens)[-1], targets)
+    return EarlyExit(len(model.blocks), full,
+                     tuple(exit_point(model, tokens, targets, t) for t in sorted(thresholds)))
+

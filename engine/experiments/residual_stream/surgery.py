@@ -1,0 +1,87 @@
+"""Experiment 4: lesions and pruning of trained decoders (no retraining, no healing).
+
+Contract:
+- `lesions` deletes one block at a time (the stream passes that block unchanged, as in
+  Veit et al. 2016) and reports, for each model it is given (residual and plain), the
+  validation loss for each deleted block next to the intact loss.
+- `pruning` removes ``n`` blocks of the residual model for ``n = 0 .. L`` three ways:
+  ``angular`` (Gromov et al. 2024: the ``n`` consecutive blocks ``l+1 .. l+n`` whose input
+  ``x_l`` and output ``x_(l+n)`` are closest in angular distance ``arccos(cos) / π``, averaged
+  over every token; the paper used the last token and healed the cut by fine-tuning, this
+  lab does neither), ``each`` (the ``n`` blocks with the smallest angular distance between
+  their own input and output, not necessarily consecutive) and ``last`` (the last ``n``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.experiments.residual_stream.common import Vector, mean_loss, row_norms, walk
+from engine.models import Decoder
+
+
+def skipped_loss(model: Decoder, tokens: np.ndarray, targets: np.ndarray,
+                 skip: tuple[int, ...]) -> float:
+    """Validation loss with the blocks in ``skip`` (counted from zero) deleted."""
+    return mean_loss(model, walk(model, tokens, skip=skip)[-1], targets)
+
+
+@dataclass(frozen=True)
+class Lesion:
+    """One model with each of its blocks deleted in turn (block ``k`` is element ``k``)."""
+
+    model: str
+    depth: int
+    intact: float
+    loss: Vector
+    worst: float
+    median_increase: float
+
+
+def lesion(label: str, model: Decoder, tokens: np.ndarray, targets: np.ndarray) -> Lesion:
+    losses = tuple(skipped_loss(model, tokens, targets, (k,)) for k in range(len(model.blocks)))
+    intact = skipped_loss(model, tokens, targets, ())
+    return Lesion(label, len(model.blocks), intact, losses, max(losses),
+                  float(np.median(losses)) - intact)
+
+
+def lesions(models: dict[str, Decoder], tokens: np.ndarray,
+            targets: np.ndarray) -> tuple[Lesion, ...]:
+    return tuple(lesion(label, model, tokens, targets) for label, model in models.items())
+
+
+def angular_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean over tokens of ``arccos(cos(a, b)) / π`` (zero: same direction)."""
+    cosine = np.sum(a * b, axis=-1) / (row_norms(a) * row_norms(b))
+    return float(np.mean(np.arccos(np.clip(cosine, -1.0, 1.0)) / np.pi))
+
+
+@dataclass(frozen=True)
+class Pruning:
+    depth: int
+    block_distance: Vector
+    angular_start: tuple[int, ...]
+    angular: Vector
+    each: Vector
+    last: Vector
+    angular_beats_last: int
+
+
+def pruning(model: Decoder, tokens: np.ndarray, targets: np.ndarray) -> Pruning:
+    states = walk(model, tokens)
+    depth = len(model.blocks)
+    single = [angular_distance(states[k], states[k + 1]) for k in range(depth)]
+    by_rank = [int(k) for k in np.argsort(single, kind="stable")]
+    starts, angular, each, last = [], [], [], []
+    for n in range(depth + 1):
+        distances = [angular_distance(states[s], states[s + n]) for s in range(depth - n + 1)]
+        start = int(np.argmin(distances))
+        starts.append(start)
+        angular.append(skipped_loss(model, tokens, targets, tuple(range(start, start + n))))
+        each.append(skipped_loss(model, tokens, targets, tuple(sorted(by_rank[:n]))))
+        last.append(skipped_loss(model, tokens, targets, tuple(range(depth - n, depth))))
+    wins = sum(a < b for a, b in zip(angular[1:-1], last[1:-1], strict=True))
+    return Pruning(depth, tuple(single), tuple(starts), tuple(angular), tuple(each),
+                   tuple(last), wins)

@@ -1,0 +1,262 @@
+"""``residual-stream-v1``: the decoder lab, "The residual stream in a small trained decoder".
+
+One ``Key`` per traced value. ``source`` paths point into the engine's
+``ResidualStreamResults`` (engine/experiments/residual_stream/results.py); the parser ignores
+them. Losses are mean cross-entropies in nats per predicted token. Norms of a stream state or
+a write are the mean over tokens of each token's Euclidean norm unless a key says otherwise.
+Lists of ints use the ``shape`` kind. Docs and titles are shown on pages and hold no digits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tracefile.schema import Invariant, Key, RecordSpec, TraceSchema
+
+Get = Callable[[str], Any]
+
+_TRAINING = (
+    RecordSpec("CORPUS", (
+        Key("vocab", "int",
+            doc="vocabulary size: the ten digits, plus, equals and the semicolon that ends a "
+                "problem and starts a sequence, one token each"),
+        Key("digits", "int", doc="digits of each operand (the sum has one more)"),
+        Key("problem-length", "int", doc="characters of one zero-padded problem"),
+        Key("problems-per-sequence", "int", doc="problems in one training sequence"),
+        Key("sequence-length", "int", doc="tokens the model reads per sequence"),
+        Key("train-problems", "int", doc="distinct problems in the training split"),
+        Key("validation-problems", "int",
+            doc="distinct held-out problems, never seen in training"),
+        Key("unigram", "float", doc="loss of the best model that ignores context"),
+        Key("format-only", "float",
+            doc="loss of a model that knows the layout but cannot add"),
+        Key("generator", "float",
+            doc="the generator's own entropy per token: the floor for validation loss"),
+        Key("training-sampler", "float", doc="entropy of the training sampler itself"),
+    ), source="corpus", doc="the synthetic addition corpus and its reference losses"),
+    RecordSpec("TRAINING-CONFIG", (
+        Key("width", "int", doc="stream width of every model"),
+        Key("heads", "int", doc="attention heads"), Key("hidden", "int", doc="MLP hidden width"),
+        Key("steps", "int", doc="Adam steps for every model"),
+        Key("batch", "int", doc="sequences per step"),
+        Key("lr", "float", doc="peak learning rate, decayed along a cosine"),
+        Key("warmup", "int", doc="warm-up steps (none: the post-norm comparison needs none)"),
+        Key("seed", "int", doc="seed of weights and batches"),
+        Key("depths", "shape", doc="the depths compared (a list of ints)"),
+        Key("best-residual", "word", doc="the residual run with the lowest validation loss"),
+        Key("depth-helps", "word",
+            doc="yes: every deeper residual model ends lower; partly: some deeper one ends "
+                "lower than the shallowest; no: the shallowest is best"),
+        Key("postnorm-outcome", "word",
+            doc="the post-norm run without warm-up: diverged (loss not finite), stalled "
+                "(never below the unigram loss), worse or not-worse than pre-norm"),
+    ), source="training", doc="the trainability runs: one setting for every model"),
+    RecordSpec("TRAINING", (
+        Key("curve", "word", doc="variant, norm placement and depth in words"),
+        Key("variant", "word", doc="residual (the stream adds each write) or plain"),
+        Key("norm", "word", doc="pre (norm inside the branch) or post (norm after the add)"),
+        Key("depth", "int", doc="blocks"), Key("parameters", "int", doc="parameter count"),
+        Key("eval-steps", "shape", doc="steps at which the validation probe was read"),
+        Key("validation", "vector",
+            doc="loss on a fixed probe of validation sequences at each of eval-steps"),
+        Key("train-steps", "shape", doc="last step of each window of the training curve"),
+        Key("train-loss", "vector", doc="mean training-batch loss per window"),
+        Key("final-validation", "float", doc="loss on the whole validation split at the end"),
+        Key("final-train", "float", doc="loss on a fixed training subset at the end"),
+        Key("sum-digit-loss", "float",
+            doc="validation loss on the sum's digits alone, the tokens that need addition "
+                "(a perfect adder scores zero there)"),
+        Key("diverged", "bool", doc="a loss stopped being finite"),
+    ), source="training.runs", keyed_by="curve", doc="one trained model"),
+)
+
+_STREAM = (
+    RecordSpec("ANALYSIS", (
+        Key("residual", "word", doc="the residual model the analyses read"),
+        Key("plain", "word", doc="the plain model of the same depth, the contrast"),
+        Key("sequences", "int", doc="validation sequences of the analysis batch"),
+        Key("tokens", "int", doc="predicted tokens in the analysis batch"),
+    ), source="analysis", doc="the trained models and the data every analysis reads"),
+    RecordSpec("STREAM", (
+        Key("depth", "int", doc="blocks"), Key("tokens", "int", doc="tokens measured"),
+        Key("max-error", "float",
+            doc="largest absolute difference between the last state and the embedding plus "
+                "the sum of every write (writes summed first)"),
+        Key("max-stream", "float", doc="largest absolute value in the last state"),
+        Key("relative-error", "float", doc="max-error over max-stream"),
+        Key("exact-in-order", "bool",
+            doc="adding the writes to the embedding in the forward's order gives the last "
+                "state bit for bit"),
+        Key("stream-norm", "vector", doc="norm of each state, the embedding first"),
+        Key("attention-write-norm", "vector", doc="norm of each block's attention write"),
+        Key("mlp-write-norm", "vector", doc="norm of each block's MLP write"),
+        Key("write-norm", "vector", doc="norm of each block's whole write"),
+        Key("write-over-stream", "vector",
+            doc="each block's write norm over the norm of the state it was added to"),
+        Key("cosine", "vector",
+            doc="mean cosine similarity of each state with the one before it"),
+        Key("plain-stream-norm", "vector", doc="the plain model's state norms"),
+        Key("plain-cosine", "vector", doc="the plain model's consecutive cosines"),
+    ), source="stream", doc="the last state as the embedding plus every block's write"),
+    RecordSpec("LENS", (
+        Key("residual", "vector",
+            doc="loss of each state read through the final norm and unembedding, the "
+                "embedding first"),
+        Key("plain", "vector", doc="the same for the plain model"),
+        Key("best-layer", "int", doc="the residual state with the lowest loss"),
+        Key("final-minus-best", "float", doc="last state's loss minus the best state's"),
+    ), source="lens", doc="the logit lens: every state read out as if it were the last"),
+    RecordSpec("EARLY-EXIT-CONFIG", (
+        Key("depth", "int", doc="blocks"),
+        Key("full-loss", "float", doc="loss with every block run"),
+    ), source="early_exit",
+        doc="a token stops once a block changes its state by less than the threshold times "
+            "its norm; later tokens still read its frozen state"),
+    RecordSpec("EARLY-EXIT", (
+        Key("threshold", "float", doc="relative change below which a token stops"),
+        Key("mean-blocks", "float", doc="blocks run per token, on average"),
+        Key("loss", "float", doc="validation loss with early exit"),
+        Key("stopped-early", "float", doc="share of tokens that skipped at least one block"),
+    ), source="early_exit.points", keyed_by="threshold", doc="one exit threshold"),
+    RecordSpec("LESION", (
+        Key("model", "word", doc="which trained model"), Key("depth", "int", doc="its blocks"),
+        Key("intact", "float", doc="its loss with every block"),
+        Key("loss", "vector", doc="its loss with one block deleted, first block first"),
+        Key("worst", "float", doc="the largest of those losses"),
+        Key("median-increase", "float", doc="median deleted-block loss minus intact"),
+    ), source="lesions", keyed_by="model",
+        doc="delete one block at a time, the stream passing it unchanged (no retraining)"),
+    RecordSpec("PRUNING", (
+        Key("depth", "int", doc="blocks of the residual model"),
+        Key("block-distance", "vector",
+            doc="angular distance between each block's input and output (arccos of the "
+                "cosine over pi, mean over tokens)"),
+        Key("angular-start", "shape",
+            doc="for each count of pruned blocks from none up, the first state of the "
+                "consecutive run the angular rule removed"),
+        Key("angular", "vector",
+            doc="loss after removing the consecutive run whose input and output are closest "
+                "in angle, for each count from none to every block"),
+        Key("each", "vector",
+            doc="loss after removing the blocks with the smallest own angular distance"),
+        Key("last", "vector", doc="loss after removing the last blocks"),
+        Key("angular-beats-last", "int",
+            doc="counts (strictly between none and all) where the angular rule ends lower"),
+    ), source="pruning", doc="pruning several blocks, three ways, without healing"),
+)
+
+_NUMERICS = (
+    RecordSpec("QUANTIZATION", (
+        Key("case", "word", doc="model and bit width"), Key("model", "word", doc="which model"),
+        Key("bits", "int", doc="bits per weight, symmetric per output channel"),
+        Key("loss", "float", doc="validation loss with dequantized block weights"),
+        Key("float-loss", "float", doc="the same model's loss in float"),
+        Key("logit-error", "float",
+            doc="root mean square of the logit change over that of the logits"),
+        Key("stream-error", "vector",
+            doc="relative error of each state against float, the embedding first"),
+        Key("growth", "float", doc="relative error after the last block over after the first"),
+        Key("behaviour", "word",
+            doc="bounded: below one everywhere and growth at most the depth; else compounding"),
+    ), source="quantization", keyed_by="case", doc="block weights quantized to few bits"),
+    RecordSpec("PRECISION", (
+        Key("depth", "int", doc="blocks of the residual model"),
+        Key("float-loss", "float", doc="its loss in float"),
+        Key("stream-max", "vector", doc="largest absolute value of each state"),
+        Key("stream-rms", "vector", doc="root mean square of each state"),
+        Key("update-rms", "vector", doc="root mean square of each block's update"),
+        Key("normalized-rms", "float",
+            doc="root mean square of the last state after the final norm"),
+    ), source="precision", doc="the stream's magnitude layer by layer"),
+    RecordSpec("FORMAT", (
+        Key("format", "word",
+            doc="fp-sixteen (IEEE half) or bf-sixteen (emulated: float single rounded to its "
+                "upper half, eight significant bits)"),
+        Key("largest", "float", doc="largest finite value"),
+        Key("unit-roundoff", "float", doc="half the gap between one and the next value"),
+        Key("smallest-normal", "float", doc="smallest positive normal value"),
+        Key("update-lost", "vector",
+            doc="share of each block's update lost when its add runs in this format"),
+        Key("stream-loss", "float",
+            doc="validation loss with the stream rounded after every residual add"),
+        Key("final-error", "float", doc="relative error of that run's last state"),
+        Key("headroom", "float",
+            doc="how many times the last state could grow before it overflows"),
+        Key("overflowed", "bool", doc="the rounded run overflowed (values then capped)"),
+    ), source="precision.formats", keyed_by="format", doc="one half-precision format"),
+    RecordSpec("FLOPS", (
+        Key("setting", "word", doc="lab (the trained model) or realistic (a small LM)"),
+        Key("width", "int", doc="stream width"), Key("depth", "int", doc="blocks"),
+        Key("context", "int", doc="sequence length"), Key("hidden", "int", doc="MLP width"),
+        Key("heads", "int", doc="attention heads"),
+        Key("add", "float", doc="forward operations per token and block in the two adds"),
+        Key("attention", "float",
+            doc="the same for attention: projections plus scores and mixing over the mean "
+                "causal context"),
+        Key("mlp", "float", doc="the same for the MLP's two matrices"),
+        Key("add-share", "float", doc="the adds' share of the three"),
+    ), source="flops", keyed_by="setting", doc="arithmetic per token, counted"),
+    RecordSpec("MEMORY", (
+        Key("depth", "int", doc="blocks of the model measured"),
+        Key("batch", "int", doc="sequences in the step"), Key("tokens", "int", doc="tokens"),
+        Key("nodes", "int", doc="tape nodes reachable from the loss"),
+        Key("total", "int", doc="bytes the tape holds before backward"),
+        Key("stream-share", "float", doc="stream states' share of the total"),
+        Key("activation-stream-share", "float",
+            doc="stream states' share of everything but the parameters"),
+        Key("largest-activation", "word", doc="the holder, parameters aside, with most bytes"),
+    ), source="memory", doc="memory one training step's tape retains, measured"),
+    RecordSpec("HOLDER", (
+        Key("holder", "word",
+            doc="parameters, stream, norm-outputs (what each norm hands on), attention-scores, "
+                "mlp-hidden, other-values (queries, keys, values, writes, logits and the like) "
+                "or backward-saved (arrays only backward closures hold)"),
+        Key("bytes", "int", doc="bytes, each array counted once"),
+        Key("share", "float", doc="share of the total"),
+    ), source="memory.holders", keyed_by="holder", doc="what holds the tape's memory"),
+    RecordSpec("PROJECTION", (
+        Key("blocks", "int", doc="width-changing blocks"),
+        Key("batch", "int", doc="random inputs"),
+        Key("gain", "float", doc="the badly scaled shortcut's factor"),
+        Key("seed", "int", doc="seed of inputs and weights"),
+        Key("widths", "shape", doc="stream width before each block and after the last"),
+    ), source="projection", doc="shortcut matrices in blocks that change the width"),
+    RecordSpec("SHORTCUT", (
+        Key("kind", "word",
+            doc="identity (same depth, constant width), orthogonal, random or badly-scaled"),
+        Key("widths", "shape", doc="the widths this stack used"),
+        Key("gradient", "vector", doc="gradient norm at each state, the input first"),
+        Key("ratio", "float", doc="gradient norm at the input over at the output"),
+    ), source="projection.shortcuts", keyed_by="kind", doc="one kind of shortcut"),
+)
+
+RECORDS = (*_TRAINING, *_STREAM, *_NUMERICS)
+
+HOLDERS = ("parameters", "stream", "norm-outputs", "attention-scores", "mlp-hidden",
+           "other-values", "backward-saved")
+
+
+def _holders_total(get: Get) -> int:
+    return sum(get(f"HOLDER[{h}].bytes") for h in HOLDERS)
+
+
+INVARIANTS = (
+    Invariant("MEMORY.total = the sum of HOLDER bytes", "MEMORY",
+              lambda get: (get("MEMORY.total"), _holders_total(get))),
+    Invariant("STREAM.relative-error = STREAM.max-error / STREAM.max-stream", "STREAM",
+              lambda get: (get("STREAM.relative-error"),
+                           get("STREAM.max-error") / get("STREAM.max-stream"))),
+    Invariant("EARLY-EXIT[0.0].loss = EARLY-EXIT-CONFIG.full-loss", "EARLY-EXIT",
+              lambda get: (get("EARLY-EXIT[0.0].loss"), get("EARLY-EXIT-CONFIG.full-loss"))),
+    Invariant("LENS.residual ends at PRUNING.angular's first loss (nothing pruned)", "LENS",
+              lambda get: (get("LENS.residual")[-1], get("PRUNING.angular[0]"))),
+)
+
+SCHEMA = TraceSchema(
+    "residual-stream", 1, RECORDS, "engine.experiments.residual_stream:residual_stream_results",
+    title="The residual stream in a small trained decoder",
+    doc="the decoder lab: trainability, the stream as a sum, the logit lens and early exit, "
+        "lesions and pruning, quantization, half precision, cost, projection shortcuts",
+    invariants=INVARIANTS,
+)
