@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from golden_support import GOLDEN_DIR
+from paths import GOLDEN_DIR
 from trace_tolerance import assert_matches_golden_within, trace_differences
 
 from engine.experiments.residual_stream.common import MAX_POINTS
