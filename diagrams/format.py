@@ -97,7 +97,7 @@ def _format_sci(value: float) -> str:
 def traced(traces: Trace | TraceSet, path: str, fmt: str = "exact") -> Markup:
     """``<span class="tv" data-trace=PATH data-format=FMT title="PATH = EXACT">DISPLAY</span>``.
 
-    PATH is qualified by its trace (``residual-connections-v1:FORWARD.output``) whichever
+    PATH is qualified by its trace (``residual-connections-v2:FORWARD.output``) whichever
     trace a page names by default; EXACT is the value as the trace stores it, so hovering
     shows what fixed6 rounds away. Raises TracePathError for an unknown path and RenderError
     for an unknown format.

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tracefile import SCHEMAS
+from tracefile.schemas import residual_connections
 
 #: The chapter's trace: what unqualified value paths on a page refer to, unless the page's
 #: front matter names another (``trace: gradient-flow-v1``).
-CHAPTER_TRACE = "residual-connections-v1"
+CHAPTER_TRACE = residual_connections.SCHEMA.trace_id
 REPORT_NAME = "learner-report.txt"
 TRACE_DIR = "build/trace"
 DEFAULT_GENERATED = "build/generated"
@@ -23,7 +24,7 @@ DEFAULT_REPORT = f"{TRACE_DIR}/{REPORT_NAME}"
 
 
 def trace_file(trace_id: str) -> str:
-    """The file name of a trace (``residual-connections-v1.trace``)."""
+    """The file name of a trace (``residual-connections-v2.trace``)."""
     return SCHEMAS[trace_id].file_name
 
 

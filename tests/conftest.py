@@ -3,7 +3,7 @@
 Paths are constants in tests/paths.py (``ROOT``, ``GOLDEN_DIR``, ``GOLDEN_TRACE``,
 ``GOLDEN_REPORT``), imported by the tests themselves; this file is never imported.
 
-- ``trace_text``: the golden trace (tests/golden/residual-connections-v1.trace) as text.
+- ``trace_text``: the golden trace (tests/golden/residual-connections-v2.trace) as text.
 - ``trace``: ``trace_text`` parsed by ``tracefile.parse_trace``.
 - ``hostile_name``: a parameter name full of quotes, ``<``, ``&``, braces, Markdown and math
   characters — all legal in a trace name.

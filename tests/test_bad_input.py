@@ -108,7 +108,7 @@ FAILURES: dict[str, Failure] = {
                            "(?i:.*(end|footer))"),
     "trace-footer-missing": bad_trace(lambda: _golden().rsplit("TRACE", 1)[0].encode(),
                                       "(?i:.*(footer|end))"),
-    "wrong-version": bad_trace(_replace("residual-connections-v1", "residual-connections-v2"),
+    "wrong-version": bad_trace(_replace("residual-connections-v2", "residual-connections-v3"),
                                ".*residual-connections-v2"),
     "nan": bad_trace(lambda: re.sub(r"max-error=\S+", "max-error=nan", _golden()).encode(),
                      "(?i:.*nan)"),
@@ -126,7 +126,7 @@ FAILURES: dict[str, Failure] = {
     "newline-in-name": bad_trace(_replace("PARAMETER name=residual.branch.weight",
                                           "PARAMETER name=residual.branch\n.weight")),
     "same-trace-twice": given_options(
-        "engine", re.escape(f"{GOLDEN_TRACE}:1: --trace names residual-connections-v1 twice"),
+        "engine", re.escape(f"{GOLDEN_TRACE}:1: --trace names residual-connections-v2 twice"),
         traces=(GOLDEN_TRACE, GOLDEN_TRACE)),
     # the learner report given with --report
     "missing-report": given_options(

@@ -88,11 +88,11 @@ def test_a_failing_phase_still_gets_its_line(capsys: pytest.CaptureFixture[str])
         notes.append("fine")
     with pytest.raises(ValueError), progress.phase("mkdocs"):
         raise ValueError("boom")
-    progress.detail("residual-connections-v1   cached")
+    progress.detail("residual-connections-v2   cached")
     lines = capsys.readouterr().out.splitlines()
     assert re.fullmatch(r"\[build\] parse +\d+\.\d\ds  fine", lines[0]), lines
     assert re.fullmatch(r"\[build\] mkdocs    FAILED +\d+\.\d\ds", lines[1]), lines
-    assert lines[2] == "[build]   residual-connections-v1   cached"
+    assert lines[2] == "[build]   residual-connections-v2   cached"
     assert len(lines) == 3 and progress.current == "mkdocs"
 
 
@@ -121,13 +121,13 @@ def test_the_three_pages_carry_traced_values(built_site: Path) -> None:
     for page in ("index.html", "trace.html", "building.html"):
         assert (built_site / page).is_file(), page
     index = (built_site / "index.html").read_text()
-    assert re.search(r'<span class="tv" data-trace="residual-connections-v1:FORWARD\.output" '
-                     r'data-format="exact" title="residual-connections-v1:FORWARD\.output = '
+    assert re.search(r'<span class="tv" data-trace="residual-connections-v2:FORWARD\.output" '
+                     r'data-format="exact" title="residual-connections-v2:FORWARD\.output = '
                      r'\[1\.0,-3\.25\]">\[1, \u22123\.25\]</span>', index)
-    assert 'data-trace="residual-connections-v1:STACK[4].residual"' in index
+    assert 'data-trace="residual-connections-v2:STACK[4].residual"' in index
     assert index.count('class="residual-diagram"') >= 4
     building = (built_site / "building.html").read_text()
-    assert 'data-trace="residual-connections-v1:FORWARD.output"' in building
+    assert 'data-trace="residual-connections-v2:FORWARD.output"' in building
     assert 'name="generator"' not in index
 
 
@@ -139,7 +139,7 @@ def test_the_trace_page_shows_report_raw_trace_and_download(built_site: Path) ->
     for line in GOLDEN_REPORT.read_text().splitlines()[:3]:  # the report given with --report
         assert html.escape(line, quote=False) in page, line
     assert "No learner report" not in page
-    assert "TRACE residual-connections-v1 BEGIN" in page
+    assert "TRACE residual-connections-v2 BEGIN" in page
     assert 'id="trace-grammar"' in page
 
 

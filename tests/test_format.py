@@ -54,16 +54,16 @@ def test_unknown_format_is_a_render_error() -> None:
 
 def test_traced_span_carries_path_format_and_exact_value(trace: Trace) -> None:
     assert str(traced(trace, "FORWARD.output")) == (
-        '<span class="tv" data-trace="residual-connections-v1:FORWARD.output" '
-        'data-format="exact" title="residual-connections-v1:FORWARD.output = [1.0,-3.25]">'
+        '<span class="tv" data-trace="residual-connections-v2:FORWARD.output" '
+        'data-format="exact" title="residual-connections-v2:FORWARD.output = [1.0,-3.25]">'
         '[1, −3.25]</span>'
     )
     # A qualified path gives the same span: the attribute always names the trace.
-    assert traced(trace, "residual-connections-v1:FORWARD.output") == traced(
+    assert traced(trace, "residual-connections-v2:FORWARD.output") == traced(
         trace, "FORWARD.output")
     assert str(traced(trace, "STACK[4].plain[0]", "fixed6")) == (
-        '<span class="tv" data-trace="residual-connections-v1:STACK[4].plain[0]" '
-        'data-format="fixed6" title="residual-connections-v1:STACK[4].plain[0] = 0.0078125">'
+        '<span class="tv" data-trace="residual-connections-v2:STACK[4].plain[0]" '
+        'data-format="fixed6" title="residual-connections-v2:STACK[4].plain[0] = 0.0078125">'
         '0.007812</span>'
     )
 
@@ -80,7 +80,7 @@ def test_traced_escapes_hostile_names(hostile_trace: Trace, hostile_name: str) -
     display = span[span.index(">") + 1 : span.rindex("<")]
     assert html.unescape(display) == hostile_name
     title = span.split('title="', 1)[1].split('">', 1)[0].removeprefix(
-        "residual-connections-v1:")
+        "residual-connections-v2:")
     assert html.unescape(title) == f"PARAMETER.name = {hostile_name}"
 
 
@@ -91,7 +91,7 @@ def test_traced_escapes_hostile_names(hostile_trace: Trace, hostile_name: str) -
     ("step 1e-06 and 0.000002", ["1e-06", "0.000002"]),
     ("[2, −1]", ["2", "−1"]),
     ("(0.5)", ["0.5"]),
-    ("float64 v1 UTF-8 residual-connections-v1 h2 x_1 F5", []),
+    ("float64 v1 UTF-8 residual-connections-v2 h2 x_1 F5", []),
     ("residual.stack.0.branch.weight", []),
     ("version 1.2.3", ["1.2.3"]),
     ("2.25x or 3em", []),

@@ -54,7 +54,7 @@ def clean_body(trace: Trace) -> str:
         '<div class="highlight"><span class="filename">engine/nn/residual.py</span><pre>'
         "<span></span><code>y = x + 0.42 * f(3)\n.5</code></pre></div>",
         "<p>See <code>engine/trace.py</code>, <code>float64</code>, <code>-o FILE</code>, "
-        "<code>residual-connections-v1</code>; press <kbd>F5</kbd>.</p>",
+        "<code>residual-connections-v2</code>; press <kbd>F5</kbd>.</p>",
         f"<p>{CITATION}</p>",
         '<p><img src="a.png" alt="the residual block"></p>',
     ])

@@ -1,4 +1,4 @@
-"""Tests for the declared invariants of residual-connections-v1: a trace must agree with itself.
+"""Tests for the declared invariants of residual-connections-v2: a trace must agree with itself.
 
 Every invariant gets a well-formed but false trace (one value changed) that the parser must
 reject at the right line, naming the invariant and both sides; the golden trace passes all.

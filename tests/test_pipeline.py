@@ -14,7 +14,7 @@ from sitebuild.closure import source_closure
 from tracefile import SCHEMAS, parse_trace
 
 ROOT = Path(__file__).resolve().parents[1]
-CHAPTER = "residual-connections-v1"
+CHAPTER = "residual-connections-v2"
 
 
 def fake_root(tmp_path: Path) -> Path:

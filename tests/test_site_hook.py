@@ -37,7 +37,7 @@ from tracefile.errors import LocatedError
 
 @pytest.fixture
 def fixture_trace(tmp_path: Path) -> Path:
-    path = tmp_path / "residual-connections-v1.trace"
+    path = tmp_path / "residual-connections-v2.trace"
     path.write_text(GOLDEN_TRACE.read_text())
     return path
 
@@ -60,8 +60,8 @@ def render(context: SiteContext, source: str, offset: int = 0) -> str:
 def test_tv_inserts_a_traced_span_with_its_provenance(context: SiteContext) -> None:
     source = 'y = {{ tv("FORWARD.output") }} and {{ tv("STACK[4].residual", "fixed6") }}'
     out = render(context, source)
-    assert 'data-trace="residual-connections-v1:FORWARD.output"' in out
-    assert 'data-trace="residual-connections-v1:STACK[4].residual"' in out
+    assert 'data-trace="residual-connections-v2:FORWARD.output"' in out
+    assert 'data-trace="residual-connections-v2:STACK[4].residual"' in out
     assert 'data-format="fixed6"' in out
     assert "[1, \u22123.25]" in out  # display formatting comes from diagrams.format
 
@@ -121,8 +121,8 @@ def test_diagrams_are_wrapped_for_scrolling_and_labelled(context: SiteContext) -
 
 def test_raw_trace_and_report_are_code_blocks(context: SiteContext) -> None:
     out = render(context, "{{ raw_trace() }}")
-    assert out.startswith("\n```text\nTRACE residual-connections-v1 BEGIN\n")
-    assert out.endswith("TRACE residual-connections-v1 END\n```\n")
+    assert out.startswith("\n```text\nTRACE residual-connections-v2 BEGIN\n")
+    assert out.endswith("TRACE residual-connections-v2 END\n```\n")
     assert render(context, "{{ learner_report() }}") == "\n```text\nreport line\n```\n"
     no_report = SiteContext(context.traces, context.trace_paths, None, context.generated)
     assert render(no_report, "[{{ learner_report() }}]") == "[]"
@@ -183,7 +183,7 @@ def test_hook_errors_are_site_errors_mkdocs_can_report() -> None:
 def test_on_config_reports_a_bad_trace_on_one_line(context: SiteContext,
                                                    tmp_path: Path) -> None:
     bad = tmp_path / "bad.trace"
-    bad.write_text("TRACE residual-connections-v1 BEGIN\n")
+    bad.write_text("TRACE residual-connections-v2 BEGIN\n")
     with pytest.raises(HookError) as caught:
         site_hook.on_config(fake_config([], settings_for(context, **{CHAPTER_TRACE: bad})))
     assert str(caught.value).startswith(f"{bad}:")
@@ -220,6 +220,6 @@ def test_plain_mkdocs_build_regenerates_through_the_cache(tmp_path: Path) -> Non
         cwd=proj, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     index = (tmp_path / "s" / "index.html").read_text()
-    assert 'data-trace="residual-connections-v1:FORWARD.output"' in index
+    assert 'data-trace="residual-connections-v2:FORWARD.output"' in index
     assert 'class="residual-diagram' in index
     assert (proj / "build" / "generated" / "KEY").is_file()

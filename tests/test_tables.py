@@ -21,7 +21,7 @@ from tracefile.errors import TracePathError
 
 def local(path: str) -> str:
     """A provenance path without its trace id, which every table must write."""
-    prefix = "residual-connections-v1:"
+    prefix = "residual-connections-v2:"
     assert path.startswith(prefix), f"{path!r} does not name its trace"
     return path[len(prefix):]
 
@@ -114,7 +114,7 @@ def test_stack_depths_come_from_the_trace(trace_text: str) -> None:
 
 def test_hover_shows_the_exact_value(trace: Trace) -> None:
     markup = str(render_table("stack", trace))
-    assert ('title="residual-connections-v1:STACK[4].plain = [0.0078125,-0.00390625]">'
+    assert ('title="residual-connections-v2:STACK[4].plain = [0.0078125,-0.00390625]">'
             '[0.0078125, −0.00390625]<') in markup
 
 

@@ -16,7 +16,7 @@ from tracefile.schema import Record
 from tracefile.schemas import SCHEMAS
 
 BIG = 10 * 1024 * 1024
-SPECS = SCHEMAS["residual-connections-v1"].specs
+SPECS = SCHEMAS["residual-connections-v2"].specs
 
 
 def rec(kind: str, *values: object) -> Record:
@@ -123,8 +123,8 @@ def insert(before: int, text: str) -> Callable[[str], str]:
 DEFECTS: list[tuple[str, Callable[[str], str], int, str]] = [
     ("empty file", lambda t: "", 1, "empty file"),
     ("missing header", delete(1), 1, "missing header"),
-    ("other version header", sub(1, "v1", "v2"), 1, "unsupported trace version"),
-    ("other version footer", sub(23, "v1", "v2"), 23, "unsupported trace version"),
+    ("other version header", sub(1, "v2", "v3"), 1, "unsupported trace version"),
+    ("other version footer", sub(23, "v2", "v3"), 23, "unsupported trace version"),
     ("missing footer", delete(23), 22, "missing footer"),
     ("truncated mid-line", lambda t: t[:-40], 22, "no final newline"),
     ("no final newline", lambda t: t[:-1], 23, "no final newline"),
@@ -137,7 +137,7 @@ DEFECTS: list[tuple[str, Callable[[str], str], int, str]] = [
     ("double space", sub(3, " branch=", "  branch="), 3, "empty field"),
     ("unknown record", insert(5, "FOO bar=1"), 5, "unknown record FOO"),
     ("malformed kind", insert(5, "foo bar=1"), 5, "malformed record kind"),
-    ("header among records", insert(5, "TRACE residual-connections-v1 BEGIN"), 5, "header"),
+    ("header among records", insert(5, "TRACE residual-connections-v2 BEGIN"), 5, "header"),
     ("duplicate record", duplicate(3), 4, "duplicate record FORWARD"),
     ("duplicate record at end", insert(23, "REPLAY bitwise=true"), 23, "duplicate record REPLAY"),
     ("earlier record repeated", insert(8, "FORWARD input=[2.0,-1.0] branch=[-1.0,-2.25] "

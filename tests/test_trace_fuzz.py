@@ -21,7 +21,7 @@ FUZZ = settings(max_examples=300, deadline=None, database=None,
 TOKENS = st.sampled_from([
     " ", "=", ",", "[", "]", "\n", "\r", "\x00", "\ufeff", "nan", "inf", "-inf", "1e999",
     "1e-06", "0", "-0.0", "[2,2]", "[]", "true", "STACK", "SCALED", "depth=", "alpha=",
-    "TRACE residual-connections-v1 END\n", "\ud800", "é", "<", "&", "{", "\"",
+    "TRACE residual-connections-v2 END\n", "\ud800", "é", "<", "&", "{", "\"",
 ])
 
 

@@ -42,8 +42,8 @@ def test_trace_layout_follows_the_grammar():
     text = render_trace()
     assert text.endswith("\n") and not text.endswith("\n\n") and "\r" not in text
     lines = text.split("\n")[:-1]
-    assert lines[0] == HEADER == "TRACE residual-connections-v1 BEGIN"
-    assert lines[-1] == FOOTER == "TRACE residual-connections-v1 END"
+    assert lines[0] == HEADER == "TRACE residual-connections-v2 BEGIN"
+    assert lines[-1] == FOOTER == "TRACE residual-connections-v2 END"
     for line in lines[1:-1]:
         assert RECORD.fullmatch(line), line
     assert [line.split(" ", 1)[0] for line in lines[1:-1]] == ORDER
@@ -112,5 +112,5 @@ def test_the_writer_refuses_what_the_reader_would_reject(change, message):
 
 
 def test_an_unknown_trace_is_named():
-    with pytest.raises(EngineError, match=r"no trace 'nope-v1'.*residual-connections-v1"):
+    with pytest.raises(EngineError, match=r"no trace 'nope-v1'.*residual-connections-v2"):
         render_trace("nope-v1")

@@ -1,7 +1,7 @@
 """Record declarations: what a trace holds, declared once for its writer and its reader.
 
 Contract:
-- A ``TraceSchema`` names one versioned trace (``residual-connections-v1``) and lists its
+- A ``TraceSchema`` names one versioned trace (``residual-connections-v2``) and lists its
   ``RecordSpec``s in file order. Each spec lists its ``Key``s in the order the line writes them,
   with the value kind of each (docs/trace.md, "Values"), its vector-length rule and where the
   engine finds the value (``source``: a dotted attribute path into the experiment's frozen

@@ -1,4 +1,4 @@
-"""``residual-connections-v1``: the chapter's merge, its edge cases, the stack and the checks.
+"""``residual-connections-v2``: the chapter's merge, its edge cases, the stack and the checks.
 
 One ``Key`` per traced value. ``source`` paths point into the engine's ``ChapterResults``
 (engine/fixtures/chapter.py); the parser ignores them.
@@ -136,7 +136,7 @@ INVARIANTS = (
 )
 
 SCHEMA = TraceSchema(
-    "residual-connections", 1, RECORDS, "engine.fixtures.chapter:chapter_results",
+    "residual-connections", 2, RECORDS, "engine.fixtures.chapter:chapter_results",
     title="The chapter",
     doc="the fixtures of the chapter page: the merge, its gradient, edge cases, the stack",
     invariants=INVARIANTS,
