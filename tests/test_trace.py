@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from paths import GOLDEN_TRACE
 
 from tracefile import Trace, load_trace, parse_trace
 from tracefile.errors import TraceError, TracePathError
@@ -17,6 +18,8 @@ from tracefile.schemas import SCHEMAS
 
 BIG = 10 * 1024 * 1024
 SPECS = SCHEMAS["residual-connections-v2"].specs
+#: The footer's line in the golden trace (records are added at the end, before it).
+FOOTER = len(GOLDEN_TRACE.read_text(encoding="utf-8").splitlines())
 
 
 def rec(kind: str, *values: object) -> Record:
@@ -124,10 +127,10 @@ DEFECTS: list[tuple[str, Callable[[str], str], int, str]] = [
     ("empty file", lambda t: "", 1, "empty file"),
     ("missing header", delete(1), 1, "missing header"),
     ("other version header", sub(1, "v2", "v3"), 1, "unsupported trace version"),
-    ("other version footer", sub(23, "v2", "v3"), 23, "unsupported trace version"),
-    ("missing footer", delete(23), 22, "missing footer"),
-    ("truncated mid-line", lambda t: t[:-40], 22, "no final newline"),
-    ("no final newline", lambda t: t[:-1], 23, "no final newline"),
+    ("other version footer", sub(FOOTER, "v2", "v3"), FOOTER, "unsupported trace version"),
+    ("missing footer", delete(FOOTER), FOOTER - 1, "missing footer"),
+    ("truncated mid-line", lambda t: t[:-40], FOOTER - 1, "no final newline"),
+    ("no final newline", lambda t: t[:-1], FOOTER, "no final newline"),
     ("trailing garbage", lambda t: t + "garbage\n", 24, "text after the footer"),
     ("blank line", insert(6, ""), 6, "blank line"),
     ("CRLF", lambda t: t.replace("\n", "\r\n"), 1, "CRLF"),
@@ -139,7 +142,8 @@ DEFECTS: list[tuple[str, Callable[[str], str], int, str]] = [
     ("malformed kind", insert(5, "foo bar=1"), 5, "malformed record kind"),
     ("header among records", insert(5, "TRACE residual-connections-v2 BEGIN"), 5, "header"),
     ("duplicate record", duplicate(3), 4, "duplicate record FORWARD"),
-    ("duplicate record at end", insert(23, "REPLAY bitwise=true"), 23, "duplicate record REPLAY"),
+    ("duplicate record at end", insert(FOOTER, "REPLAY bitwise=true"), FOOTER,
+     "duplicate record REPLAY"),
     ("earlier record repeated", insert(8, "FORWARD input=[2.0,-1.0] branch=[-1.0,-2.25] "
                                           "output=[1.0,-3.25]"), 8, "duplicate record FORWARD"),
     ("missing record", delete(7), 7, "missing record SHAPE-ERROR"),
