@@ -131,7 +131,7 @@ DEFECTS: list[tuple[str, Callable[[str], str], int, str]] = [
     ("missing footer", delete(FOOTER), FOOTER - 1, "missing footer"),
     ("truncated mid-line", lambda t: t[:-40], FOOTER - 1, "no final newline"),
     ("no final newline", lambda t: t[:-1], FOOTER, "no final newline"),
-    ("trailing garbage", lambda t: t + "garbage\n", 24, "text after the footer"),
+    ("trailing garbage", lambda t: t + "garbage\n", FOOTER + 1, "text after the footer"),
     ("blank line", insert(6, ""), 6, "blank line"),
     ("CRLF", lambda t: t.replace("\n", "\r\n"), 1, "CRLF"),
     ("CRLF on one line", sub(4, "]", "]\r") , 4, None),
