@@ -82,6 +82,10 @@ RECORDS = (
     RecordSpec("REPLAY", (
         Key("bitwise", "bool", source="replay_bitwise"),
     ), source="", doc="a second run gave the same bits"),
+    RecordSpec("ZERO-INPUT", (
+        Key("input", "vector", X), Key("output", "vector", X), Key("jacobian", "vector", W),
+    ), source="zero_input", doc="the nonzero branch at the zero vector: zero output, and its "
+       "Jacobian there (rows are outputs), still the transposed weight"),
 )
 
 
