@@ -209,7 +209,7 @@ def _site_phases(args: argparse.Namespace, progress: Progress, out: Path, traces
         with progress.phase("gates") as notes:
             # Name pages as they will be published, not by the temporary folder.
             findings = [f.shown_as(shown(out))
-                        for f in pipeline.run_gates(tmp, traces, generated)]
+                        for f in pipeline.run_gates(tmp, traces, generated, args.site_url)]
             if findings:
                 raise pipeline.GatesFailed(findings)
             notes.append("no findings")
@@ -308,7 +308,8 @@ def cmd_check(args: argparse.Namespace, progress: Progress) -> int:
         notes.append(f"{len(loaded)} trace(s) from the engine")
         traces = TraceSet(loaded, CHAPTER_TRACE)
     with progress.phase("gates") as notes:
-        findings = [f.shown_as(shown(site)) for f in pipeline.run_gates(site, traces)]
+        findings = [f.shown_as(shown(site))
+                    for f in pipeline.run_gates(site, traces, site_url=args.site_url)]
         notes.append(f"{len(findings)} finding(s)" if findings else "no findings")
     for finding in findings:
         print(str(finding))
@@ -400,6 +401,8 @@ def _check_parser(sub: argparse._SubParsersAction) -> None:
     check.add_argument("--build-dir", type=Path, default=BUILD, metavar="DIR",
                        help="build folder whose cache holds the engine's runs (default: build)")
     _add_cache_option(check)
+    check.add_argument("--site-url", metavar="URL",
+                       help="address the site was built for (default: none, served from /)")
     check.set_defaults(func=cmd_check)
 
 

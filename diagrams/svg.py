@@ -23,6 +23,8 @@ from collections.abc import Callable
 from markupsafe import escape
 
 from diagrams.dot import backward_dot, checks_dot, forward_dot, stack_dot
+from diagrams.dot_decoder import TRACE as DECODER_TRACE
+from diagrams.dot_decoder import decoder_block_dot
 from diagrams.errors import RenderError
 from tracefile import Trace
 
@@ -64,6 +66,17 @@ DIAGRAMS: dict[str, tuple[Callable[[Trace], str], str, str]] = {
     ),
 }
 
+
+DIAGRAMS["decoder-block"] = (
+    decoder_block_dot,
+    "One block of the course's decoder",
+    "Top to bottom: the residual stream enters; a dashed branch normalizes it with RMSNorm and "
+    "runs causal self-attention, and a double-bordered addition adds the result to the stream "
+    "carried unchanged along a solid identity path; a second dashed branch, RMSNorm then the "
+    "MLP, is added the same way. Every box shows the stream's shape or the branch's sizes.",
+)
+#: The trace each diagram draws (the chapter's unless named here).
+DIAGRAM_TRACE = {"decoder-block": DECODER_TRACE}
 
 # Phone-width variants: top to bottom instead of left to right, one column instead of two. A
 # page shows each diagram with its variant, and CSS picks one by the screen's width.

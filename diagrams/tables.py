@@ -73,6 +73,27 @@ def _zero_branch(trace: Trace) -> dict[str, Any]:
     return {"name": "ZERO-BRANCH.name", "rows": rows}
 
 
+def _silent_scale(trace: Trace) -> dict[str, Any]:
+    rows = [
+        {"label": "Output y", "weight": "ZERO-BRANCH.output", "scale": "SILENT-SCALE.output"},
+        {"label": "Weight gradient W̄", "weight": "ZERO-BRANCH.weight-gradient",
+         "scale": "SILENT-SCALE.weight-gradient"},
+        {"label": "Weight moves on the first update",
+         "weight": "ZERO-BRANCH.weight-gradient-nonzero",
+         "scale": "SILENT-SCALE.weight-moves-first"},
+    ]
+    return {"rows": rows}
+
+
+def _stack_layers(trace: Trace) -> dict[str, Any]:
+    rows = []
+    for record in trace.stack_layer:
+        key = f"STACK-LAYER[{trace_repr(record.layer)}]"
+        rows.append({"layer": f"{key}.layer", "plain": f"{key}.plain",
+                     "residual": f"{key}.residual"})
+    return {"rows": rows}
+
+
 def _scaled(trace: Trace) -> dict[str, Any]:
     rows = []
     for record in trace.scaled:
@@ -147,6 +168,8 @@ TABLES: dict[str, tuple[str, Callable[[Trace], dict[str, Any]]]] = {
     "scaled": ("scaled.html.j2", _scaled),
     "predictions": ("predictions.html.j2", _predictions),
     "checks-narrow": ("checks-narrow.html.j2", _checks),
+    "silent-scale": ("silent-scale.html.j2", _silent_scale),
+    "stack-layers": ("stack-layers.html.j2", _stack_layers),
 }
 
 

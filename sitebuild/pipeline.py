@@ -217,18 +217,20 @@ def render_generated(traces: TraceSet) -> dict[str, bytes]:
     """Every diagram (SVG, via dot), chart (SVG, via matplotlib) and table (HTML) the pages
     show."""
     from diagrams.charts import chart_names, render_chart
-    from diagrams.svg import DIAGRAMS, render_svg
+    from diagrams.svg import DIAGRAM_TRACE, DIAGRAMS, render_svg
     from diagrams.tables import TABLES, render_table
 
     trace = traces.traces[CHAPTER_TRACE]
+    drawn = {name: traces.traces[DIAGRAM_TRACE.get(name, CHAPTER_TRACE)] for name in DIAGRAMS
+             if DIAGRAM_TRACE.get(name, CHAPTER_TRACE) in traces.traces}
 
     def one_diagram(name: str) -> tuple[str, bytes]:
         dot_fn, title, desc = DIAGRAMS[name]
-        return f"{name}.svg", render_svg(dot_fn(trace), name, title, desc).encode("utf-8")
+        return f"{name}.svg", render_svg(dot_fn(drawn[name]), name, title, desc).encode("utf-8")
 
     # dot runs as a subprocess per diagram, so threads overlap the waiting.
     with ThreadPoolExecutor(max_workers=4) as pool:
-        files = dict(pool.map(one_diagram, sorted(DIAGRAMS)))
+        files = dict(pool.map(one_diagram, sorted(drawn)))
     for name in sorted(TABLES):
         files[f"{name}.html"] = str(render_table(name, trace)).encode("utf-8")
     for name in chart_names(traces):
@@ -259,12 +261,15 @@ class GatesFailed(BuildError):
         return self.message
 
 
-def run_gates(site_dir: Path, traces: TraceSet,
-              generated: dict[str, bytes] | None = None) -> list[object]:
+def run_gates(site_dir: Path, traces: TraceSet, generated: dict[str, bytes] | None = None,
+              site_url: str | None = None) -> list[object]:
     """The gates' findings on a built site (imported late: they load a lot). ``generated``:
     the diagrams this build rendered from ``traces``, which the figure check then reuses."""
     from sitebuild.gates import run_gates as gates
 
     rendered = {name[: -len(".svg")]: data.decode("utf-8")
                 for name, data in (generated or {}).items() if name.endswith(".svg")}
-    return list(gates(site_dir, traces, rendered=rendered))
+    from urllib.parse import urlsplit
+
+    base = urlsplit(site_url).path if site_url else "/"
+    return list(gates(site_dir, traces, rendered=rendered, base=base or "/"))

@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 import site_support
 from browser_support import launch
-from paths import GOLDEN_TRACE, OUTPUT_DIRS, ROOT
+from paths import GOLDEN_TRACE, OUTPUT_DIRS, ROOT, SITE_URL
 from site_support import BUILD_TIMEOUT, BuiltSite, build_or_fail, folder_listing, listing_changes
 
 from tracefile import Trace, parse_trace
@@ -110,7 +110,7 @@ def hostile_trace(trace_text: str) -> Trace:
 def site_build(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
     """The site built once per session from the golden trace and learner report."""
     base = tmp_path_factory.mktemp("golden-build")
-    return build_or_fail(base / "site", base / "build")
+    return build_or_fail(base / "site", base / "build", extra=("--site-url", SITE_URL))
 
 
 @pytest.fixture(scope="session")
@@ -131,7 +131,8 @@ def engine_build(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
     base = tmp_path_factory.mktemp("engine-build")
     out, build_dir = base / "site", base / "build"
     done = subprocess.run(
-        [str(ROOT / "dev"), "build", "--build-dir", str(build_dir), "--out", str(out)],
+        [str(ROOT / "dev"), "build", "--build-dir", str(build_dir), "--out", str(out),
+         "--site-url", SITE_URL],
         cwd=ROOT, capture_output=True, text=True, timeout=2 * BUILD_TIMEOUT,
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     if done.returncode != 0 or not (out / "index.html").is_file():

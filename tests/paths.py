@@ -17,5 +17,8 @@ DOCS = ROOT / "docs"
 GOLDEN_DIR = ROOT / "tests" / "golden"
 GOLDEN_TRACE = GOLDEN_DIR / trace_file(CHAPTER_TRACE)
 GOLDEN_REPORT = GOLDEN_DIR / REPORT_NAME
+#: The address the session's sites are built for (`--site-url`): instant navigation follows only
+#: sitemap links with this path and port, so the browser tests open the site exactly here.
+SITE_URL = "http://127.0.0.1:8000/"
 #: The repository's own output folders: no test may write into them.
 OUTPUT_DIRS = (ROOT / "build", ROOT / "site")

@@ -1,4 +1,4 @@
-"""Material's instant navigation really works on the built site (mkdocs.yml `site_url`).
+"""Material's instant navigation really works on a site built for its address (`--site-url`).
 
 Instant navigation fetches the next page and swaps it in without a reload, but only for
 links listed in sitemap.xml, which MkDocs fills only when `site_url` is set; Material
@@ -12,7 +12,6 @@ tests/browser_support.py: skipped where it cannot run, failed under CI.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,20 +20,13 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 from browser_support import DESKTOP
-from paths import ROOT
+from paths import SITE_URL
 
 EMPTY_SITEMAP = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset></urlset>\n'
 # Material rewrites hrefs to absolute URLs once its script runs: match the end only.
 NAV_LINK = 'nav.md-nav--primary a.md-nav__link[href$="trace.html"]'
 
 
-def configured_site_url() -> str:
-    found = re.search(r"^site_url:\s*(\S+)\s*$", (ROOT / "mkdocs.yml").read_text(), re.M)
-    assert found, "mkdocs.yml must set site_url: instant navigation needs sitemap.xml"
-    return found.group(1)
-
-
-SITE_URL = configured_site_url()
 
 
 @contextmanager

@@ -40,6 +40,15 @@ BREAKS = {
         "RETENTION depth=4", "RETENTION depth=5", 19),
     "RETENTION = STACK-GRADIENT[0] / BACKWARD.upstream[0], plain and residual": (
         "RETENTION depth=4 plain=0.00390625", "RETENTION depth=4 plain=0.0078125", 19),
+    "ZERO-INPUT.jacobian = CONFIG.weightᵀ": (
+        "jacobian=[0.5,2.0,-1.0,0.25]", "jacobian=[0.5,-1.0,2.0,0.25]", 23),
+    "SILENT-SCALE.output = FORWARD.input (a zero scale silences the branch)": (
+        "SILENT-SCALE alpha=0.0 output=[2.0,-1.0]", "SILENT-SCALE alpha=0.0 output=[1.0,-3.25]",
+        24),
+    "SILENT-SCALE.alpha-gradient = FORWARD.branch · BACKWARD.upstream": (
+        "alpha-gradient=-3.25", "alpha-gradient=-3.0", 24),
+    "SILENT-SCALE.weight-moves-first = (SILENT-SCALE.weight-gradient ≠ 0)": (
+        "weight-moves-first=false", "weight-moves-first=true", 24),
     "GRADCHECK.passed = (GRADCHECK.max-error ≤ GRADCHECK.tolerance)": (
         "max-error=5.869134673213756e-10", "max-error=0.5", 20),
 }

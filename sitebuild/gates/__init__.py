@@ -36,7 +36,7 @@ __all__ = ["Finding", "run_gates"]
 
 def run_gates(site_dir: Path, traces: Trace | TraceSet,
               references: Mapping[str, Reference] | None = None,
-              rendered: Mapping[str, str] | None = None,
+              rendered: Mapping[str, str] | None = None, base: str = "/",
               *, shown_as: str = "site", docs_dir: Path | None = ROOT / "docs") -> list[Finding]:
     """Run the audit, link and published-trace gates over the site under `site_dir`."""
     site_dir = Path(site_dir)
@@ -45,5 +45,6 @@ def run_gates(site_dir: Path, traces: Trace | TraceSet,
     else:
         # Called through the modules so a test can replace one gate to prove the build obeys it.
         findings = (audit.audit_site(site_dir, traces, references, rendered)
-                    + links.check_links(site_dir) + published.check_published(site_dir, traces))
+                    + links.check_links(site_dir, base)
+                    + published.check_published(site_dir, traces))
     return sorted((f.shown_as(shown_as, docs_dir) for f in findings), key=Finding.sort_key)

@@ -132,7 +132,7 @@ class ExpectedDiagrams:
             try:
                 parser = _SvgParser()
                 svg = self.rendered.get(name) or (
-                    render_diagram(name, self.trace) if name in DIAGRAMS
+                    render_diagram(name, self.trace_for(name)) if name in DIAGRAMS
                     else render_chart(name, self.traces))
                 parser.feed(svg)
                 parser.close()
@@ -144,6 +144,15 @@ class ExpectedDiagrams:
         return self._items[name]
 
 
+    def trace_for(self, name: str) -> Trace:
+        """The trace a diagram draws (the chapter's unless it names another)."""
+        from diagrams.svg import DIAGRAM_TRACE
+
+        wanted = DIAGRAM_TRACE.get(name)
+        if wanted is None or not isinstance(self.traces, TraceSet):
+            return self.trace
+        return self.traces.traces[wanted]
+
     def _as_labelled(self, name: str, items: list[Item]) -> list[Item] | str:
         """``items`` when Graphviz drew every label as written, else what it changed (it
         expands escapes such as \\N in labels, so drawing is not trusted to be verbatim)."""
@@ -152,7 +161,7 @@ class ExpectedDiagrams:
 
         drawn = sorted(" ".join(text.split()) for where, text in items if where == "<text>")
         labels = sorted(" ".join(text.split())
-                        for text in label_texts(DIAGRAMS[name][0](self.trace)))
+                        for text in label_texts(DIAGRAMS[name][0](self.trace_for(name))))
         if drawn == labels:
             return items
         missing = next((t for t in labels if t not in drawn), "?")

@@ -12,6 +12,7 @@ Contract, for every built HTML page and every stylesheet:
   request;
 - external navigation links (`<a href="https://...">`) are allowed and never fetched;
 - an `id` defined twice on a page is a finding (its fragment would be ambiguous).
+Root-relative URLs are resolved against the path the site is served under (its `site_url`).
 A broken link's finding also names the line of the Markdown source that holds it
 (`(from docs/index.md:LINE)`), found by the link's text as written there.
 """
@@ -70,7 +71,7 @@ def source_needles(url: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in needles if n))
 
 
-def check_links(site_dir: Path) -> list[Finding]:
+def check_links(site_dir: Path, base: str = "/") -> list[Finding]:
     """Check every reference of every page and stylesheet under `site_dir`."""
     anchors: dict[str, frozenset[str]] = {}
     references: list[LinkRef] = []
@@ -85,7 +86,7 @@ def check_links(site_dir: Path) -> list[Finding]:
     for css in sorted(site_dir.rglob("*.css")):
         references.extend(css_references(site_dir, css))
     for ref in references:
-        problem = check_reference(site_dir, anchors, ref)
+        problem = check_reference(site_dir, anchors, ref, base)
         if problem:
             findings.append(Finding(ref.page, ref.line, GATE, problem,
                                     needles=source_needles(ref.url)))
@@ -104,8 +105,10 @@ def css_references(site_dir: Path, css: Path) -> list[LinkRef]:
     return refs
 
 
-def check_reference(site_dir: Path, anchors: dict[str, frozenset[str]], ref: LinkRef) -> str:
-    """Why `ref` is broken, or "" when it is fine."""
+def check_reference(site_dir: Path, anchors: dict[str, frozenset[str]], ref: LinkRef,
+                    base: str = "/") -> str:
+    """Why `ref` is broken, or "" when it is fine. ``base`` is the path the site is served
+    under (``/sub/`` for ``https://host/sub/``): a root-relative URL must start with it."""
     parts = urlsplit(ref.url.strip())
     if parts.scheme.lower() in SKIPPED_SCHEMES:
         return ""
@@ -113,7 +116,13 @@ def check_reference(site_dir: Path, anchors: dict[str, frozenset[str]], ref: Lin
         if ref.resource:
             return f"external resource {shorten(ref.url)!r}: the site must make no external request"
         return ""  # navigation away from the site is allowed and not fetched
-    target = _target(ref.page, unquote(parts.path))
+    path = unquote(parts.path)
+    if path.startswith("/"):
+        if not path.startswith(base):
+            return (f"link {shorten(ref.url)!r} leaves the site, which is served under "
+                    f"{base!r}")
+        path = "/" + path[len(base):]
+    target = _target(ref.page, path)
     if target is None:
         return f"link {shorten(ref.url)!r} leaves the site"
     file = site_dir / target

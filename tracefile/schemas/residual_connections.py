@@ -86,12 +86,33 @@ RECORDS = (
         Key("input", "vector", X), Key("output", "vector", X), Key("jacobian", "vector", W),
     ), source="zero_input", doc="the nonzero branch at the zero vector: zero output, and its "
        "Jacobian there (rows are outputs), still the transposed weight"),
+    RecordSpec("SILENT-SCALE", (
+        Key("alpha", "float"), Key("output", "vector", X), Key("weight-gradient", "vector", W),
+        Key("alpha-gradient", "float"), Key("weight-moves-first", "bool"),
+        Key("alpha-moves-first", "bool"),
+    ), source="silent_scale", doc="a branch silenced by a zero scale in front of it: the "
+       "weight gets no gradient, the scale does"),
+    RecordSpec("STACK-LAYER", (
+        Key("layer", "int"), Key("plain", "vector", W), Key("residual", "vector", W),
+    ), source="stack_layer_rows", keyed_by="layer",
+        doc="each layer's weight gradient in both stacks, first layer first"),
 )
 
 
 
 def _sum(get: Get, a: str, b: str) -> tuple[float, ...]:
     return tuple(x + y for x, y in zip(get(a), get(b), strict=True))
+
+
+def _products(get: Get, a: str, b: str) -> tuple[float, ...]:
+    return tuple(x * y for x, y in zip(get(a), get(b), strict=True))
+
+
+def _transposed(get: Get, path: str) -> tuple[float, ...]:
+    """A square row-major matrix, transposed."""
+    values = get(path)
+    size = round(len(values) ** 0.5)
+    return tuple(values[row * size + column] for column in range(size) for row in range(size))
 
 
 def _outer(get: Get, column: str, row: str) -> tuple[float, ...]:
@@ -134,6 +155,18 @@ INVARIANTS = (
               lambda get: ((get("RETENTION.plain"), get("RETENTION.residual")),
                            (get("STACK-GRADIENT.plain[0]") / get("BACKWARD.upstream[0]"),
                             get("STACK-GRADIENT.residual[0]") / get("BACKWARD.upstream[0]")))),
+    Invariant("ZERO-INPUT.jacobian = CONFIG.weightᵀ", "ZERO-INPUT",
+              lambda get: (get("ZERO-INPUT.jacobian"), _transposed(get, "CONFIG.weight"))),
+    Invariant("SILENT-SCALE.output = FORWARD.input (a zero scale silences the branch)",
+              "SILENT-SCALE",
+              lambda get: (get("SILENT-SCALE.output"), get("FORWARD.input"))),
+    Invariant("SILENT-SCALE.alpha-gradient = FORWARD.branch · BACKWARD.upstream", "SILENT-SCALE",
+              lambda get: (get("SILENT-SCALE.alpha-gradient"),
+                           sum(_products(get, "FORWARD.branch", "BACKWARD.upstream")))),
+    Invariant("SILENT-SCALE.weight-moves-first = (SILENT-SCALE.weight-gradient ≠ 0)",
+              "SILENT-SCALE",
+              lambda get: (get("SILENT-SCALE.weight-moves-first"),
+                           any(v != 0 for v in get("SILENT-SCALE.weight-gradient")))),
     Invariant("GRADCHECK.passed = (GRADCHECK.max-error ≤ GRADCHECK.tolerance)", "GRADCHECK",
               lambda get: (get("GRADCHECK.passed"),
                            get("GRADCHECK.max-error") <= get("GRADCHECK.tolerance"))),
