@@ -22,6 +22,7 @@ import argparse
 import dataclasses
 import os
 import shutil
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -154,6 +155,9 @@ def cmd_build(args: argparse.Namespace, progress: Progress) -> int:
     """The build command: every phase, then an atomic move into ``--out``."""
     out: Path = args.out
     publish.check_replaceable(out)
+    if args.build_dir == out or out in args.build_dir.parents:
+        raise BuildError(shown(args.build_dir), f"the build folder is inside the output folder "
+                         f"{shown(out)}, which every build replaces; choose another --build-dir")
     os.environ["SOURCE_DATE_EPOCH"] = pipeline.source_date_epoch(ROOT)
     with pipeline.exclusive(args.build_dir):
         return _build_locked(args, progress, out)
@@ -162,6 +166,7 @@ def cmd_build(args: argparse.Namespace, progress: Progress) -> int:
 def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> int:
     """The build phases, run while holding the lock on the build folder."""
     build = args.build_dir
+    pipeline.remove_leftovers(cache_dir(args), out.parent)  # what killed builds left there
     cache = Cache(cache_dir(args))
     inputs = engine_phase(args, cache, progress)
     with progress.phase("parse") as notes:
@@ -417,6 +422,10 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; map every failure to one line on stderr."""
     argv = sys.argv[1:] if argv is None else argv
@@ -431,6 +440,9 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "trace", None):
         args.trace = [path.resolve() for path in args.trace]
     progress = Progress(args.command)
+    # SIGTERM (a service manager, `kill`) stops a build the way Ctrl-C does: every temporary
+    # folder is removed on the way out and the published site is left as it was.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         return args.func(args, progress)
     except LocatedError as err:

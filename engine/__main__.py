@@ -4,14 +4,18 @@
 Contract: `report` prints the learner report; `traces` lists the trace ids the engine writes,
 one per line; `trace` runs one experiment (default: the chapter's) and prints its trace, or
 with ``-o FILE`` writes it atomically (a temporary file in the same directory, then
-`os.replace`), so a reader never sees a half-written trace. Every user error is one line on stderr
-(``engine: error: ...``) and exit status 2, never a traceback.
+`os.replace`), so a reader never sees a half-written trace; ``-o`` replaces only a
+regular file (never a link, FIFO, device or folder). Every user error is one line on
+stderr (``engine: error: ...``) and exit status 2; a result that cannot be written (disk
+full, read-only, no permission, standard output included) is one such line and exit
+status 1. Never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -87,15 +91,29 @@ def _run(args: argparse.Namespace) -> None:
         _emit(render_report(results), args.report, "report")
 
 
+class WriteError(Exception):
+    """The result could not be written (disk full, read-only, no permission): exit status 1."""
+
+
 def _emit(text: str, output: Path | None, what: str) -> None:
     if output is None:
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise WriteError(f"cannot write the {what} to standard output: "
+                             f"{error.strerror or error}") from None
         return
+    # Replace a regular file only: never a link, a FIFO, a device or a folder.
+    if output.is_symlink() or (output.exists() and not stat.S_ISREG(output.stat().st_mode)):
+        raise WriteError(f"refusing to replace {output}: not a regular file")
     try:
         write_atomic(output, text)
     except OSError as error:
-        reason = error.strerror or str(error)
-        raise EngineError(f"cannot write the {what} to {output}: {reason}") from None
+        raise WriteError(f"cannot write the {what} to {output}: "
+                         f"{error.strerror or error}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -105,11 +123,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EngineError as error:
         print(f"engine: error: {error}", file=sys.stderr)
         return 2
+    except WriteError as error:
+        print(f"engine: error: {error}", file=sys.stderr)
+        _silence_stdout()
+        return 1
     except BrokenPipeError:
         # The reader (e.g. `| head`) left early; silence the flush at interpreter exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _silence_stdout()
         return 1
     return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush cannot fail again."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 if __name__ == "__main__":

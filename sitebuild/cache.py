@@ -130,7 +130,7 @@ class Cache:
     def store(self, kind: str, key: str, files: Mapping[str, bytes]) -> Path:
         """Write ``files`` as a new entry, atomically, then prune old entries."""
         self.root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{kind}-", dir=self.root))
+        tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{kind}-pid{os.getpid()}-", dir=self.root))
         try:
             for name, data in files.items():
                 target = tmp / name

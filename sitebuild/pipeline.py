@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
+import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -85,12 +87,70 @@ def engine_jobs() -> list[EngineJob]:
 
 
 @contextmanager
-def exclusive(build_dir: Path) -> Iterator[None]:
-    """Hold ``build_dir``'s lock: builds sharing one ``build/`` take turns, never interleave."""
-    build_dir.mkdir(parents=True, exist_ok=True)
-    with (build_dir / ".lock").open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+def exclusive(build_dir: Path, say: Callable[[str], None] = print) -> Iterator[None]:
+    """Hold ``build_dir``'s lock: builds sharing one ``build/`` take turns, never interleave.
+
+    A build that has to wait says so, naming the process that holds the lock (its pid is
+    written into the lock file); once it holds the lock it removes what dead builds left.
+    """
+    try:
+        build_dir.mkdir(parents=True, exist_ok=True)
+        handle = (build_dir / ".lock").open("a+")
+    except OSError as err:
+        raise BuildError(str(build_dir), f"cannot use the build folder: "
+                         f"{err.strerror or err}") from None
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            say(f"[build] waiting for the build in progress (pid {holder}) that holds "
+                f"{build_dir / '.lock'}")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        remove_leftovers(build_dir, build_dir / "cache")
         yield
+
+
+#: Temporary folders a build makes (engine runs, cache entries being written, generated files
+#: and the site being assembled, a replaced folder): each name carries ``-pid<PID>``.
+TEMPORARY = re.compile(r"(?:\.|engine-)[\w.-]*?-pid(\d+)(?:-.*)?")
+
+
+def temp_prefix(name: str) -> str:
+    """The prefix of a temporary folder's name: recognisable, and naming this process."""
+    return f"{name}-pid{os.getpid()}-"
+
+
+def remove_leftovers(*folders: Path) -> list[str]:
+    """Remove the temporary folders of builds that are no longer running from ``folders``
+    (never a live build's: a killed build leaves them, the next one clears them)."""
+    removed = []
+    for folder in folders:
+        for path in sorted(folder.iterdir()) if folder.is_dir() else ():
+            found = TEMPORARY.fullmatch(path.name)
+            if found is None or not path.is_dir():
+                continue
+            pid = int(found.group(1))
+            if pid != os.getpid() and _alive(pid):
+                continue
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path.name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def source_date_epoch(root: Path) -> str:
@@ -169,26 +229,51 @@ def _run_jobs(root: Path, jobs: list[EngineJob], workdir: Path) -> list[JobResul
     import tempfile
 
     workdir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=f"engine-{os.getpid()}-", dir=workdir) as tmp:
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("engine"), dir=workdir) as tmp:
         started = {job.name: time.perf_counter() for job in jobs}
         procs = {job.name: subprocess.Popen(
             [sys.executable, "-m", "engine", *job.args], cwd=tmp, env=_engine_env(root),
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for job in jobs}
-        done: list[JobResult] = []
-        for job in jobs:
-            _, err = procs[job.name].communicate()
-            took = time.perf_counter() - started[job.name]
-            code = procs[job.name].returncode
-            if code != 0:
-                raise BuildError("engine", f"`python -m engine {' '.join(job.args)}` exited "
-                                 f"with {code}: {_last_line(err.decode('utf-8', 'replace'))}")
-            missing = [name for name in job.files if not (Path(tmp) / name).is_file()]
-            if missing:
-                raise BuildError("engine", f"`python -m engine {' '.join(job.args)}` wrote "
-                                 f"no {missing[0]}")
-            files = {name: (Path(tmp) / name).read_bytes() for name in job.files}
-            done.append(JobResult(job, files, "ran", took))
-        return done
+        try:
+            return _collect(jobs, procs, started, Path(tmp))
+        finally:
+            for proc in procs.values():  # interrupted or failed: no engine run outlives us
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+
+
+def _collect(jobs: list[EngineJob], procs: dict[str, subprocess.Popen[bytes]],
+             started: dict[str, float], tmp: Path) -> list[JobResult]:
+    done: list[JobResult] = []
+    for job in jobs:
+        _, err = procs[job.name].communicate()
+        took = time.perf_counter() - started[job.name]
+        code = procs[job.name].returncode
+        if code != 0:
+            raise BuildError("engine", f"`python -m engine {' '.join(job.args)}` exited "
+                             f"with {code}: {_last_line(err.decode('utf-8', 'replace'))}")
+        missing = [name for name in job.files if not (Path(tmp) / name).is_file()]
+        if missing:
+            raise BuildError("engine", f"`python -m engine {' '.join(job.args)}` wrote "
+                             f"no {missing[0]}")
+        files = {name: (Path(tmp) / name).read_bytes() for name in job.files}
+        done.append(JobResult(job, files, "ran", took))
+    return done
+
+
+TRACEBACK_FILE = re.compile(r'^\s*File "([^"]+)", line (\d+)', re.M)
+
+
+def engine_failure(job: EngineJob, code: int, stderr: str) -> BuildError:
+    """The engine's own one-line error, or for a crash (a traceback, a syntax error) the file
+    and line it happened at, with the exception's last line."""
+    command = f"`python -m engine {' '.join(job.args)}` exited with {code}"
+    where = TRACEBACK_FILE.findall(stderr)
+    if not where:
+        return BuildError("engine", f"{command}: {_last_line(stderr)}")
+    file, line = where[-1]
+    return BuildError(file, f"{command}: {_last_line(stderr)}", int(line))
 
 
 def _engine_env(root: Path) -> dict[str, str]:

@@ -32,7 +32,8 @@ _RENAME_EXCHANGE = 2  # renameat2 flag: swap two existing paths atomically
 def write_folder(target: Path, files: Mapping[str, bytes]) -> None:
     """Replace folder ``target`` by exactly ``files`` (written beside it, then swapped in)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-tmp-pid{os.getpid()}-",
+                                dir=target.parent))
     try:
         for name, data in files.items():
             (tmp / name).parent.mkdir(parents=True, exist_ok=True)
@@ -48,7 +49,7 @@ def temp_site_dir(out: Path, build_dir: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     same = build_dir.stat().st_dev == out.parent.stat().st_dev
     parent = build_dir if same else out.parent
-    return Path(tempfile.mkdtemp(prefix=f".{out.name}-tmp-", dir=parent))
+    return Path(tempfile.mkdtemp(prefix=f".{out.name}-tmp-pid{os.getpid()}-", dir=parent))
 
 
 def check_replaceable(out: Path) -> None:
@@ -73,7 +74,7 @@ def swap_in(new: Path, target: Path, what: str = "folder") -> None:
     if target.exists() and _exchange(new, target, what):
         shutil.rmtree(new, ignore_errors=True)  # ``new`` now holds the previous contents
         return
-    old = target.with_name(f".{target.name}-old-{os.getpid()}")
+    old = target.with_name(f".{target.name}-old-pid{os.getpid()}")
     shutil.rmtree(old, ignore_errors=True)
     moved = False
     if target.exists():

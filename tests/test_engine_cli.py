@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -50,9 +51,6 @@ def test_help(args):
     [
         ([], "engine: error: the following arguments are required: COMMAND (see --help)"),
         (["bogus"], "engine: error: argument COMMAND: invalid choice: 'bogus'"),
-        (["trace", "-o", "/nonexistent-dir/x.trace"],
-         "engine: error: cannot write the trace to /nonexistent-dir/x.trace: "
-         "No such file or directory"),
     ],
 )
 def test_user_errors_are_one_line_with_exit_status_2(args, message):
@@ -63,8 +61,34 @@ def test_user_errors_are_one_line_with_exit_status_2(args, message):
     assert "Traceback" not in result.stderr
 
 
-def test_writing_onto_a_directory_is_a_user_error(tmp_path):
-    result = engine("trace", "-o", str(tmp_path))
-    assert result.returncode == 2
-    assert result.stderr == f"engine: error: cannot write the trace to {tmp_path}: Is a directory\n"
-    assert list(tmp_path.iterdir()) == []
+def test_output_that_cannot_be_written_is_one_line_with_exit_status_1(tmp_path):
+    # The engine ran fine; only writing failed: exit status 1, not the usage errors' 2.
+    missing = engine("trace", "-o", "/nonexistent-dir/x.trace")
+    assert (missing.returncode, missing.stdout) == (1, "")
+    assert missing.stderr == ("engine: error: cannot write the trace to "
+                              "/nonexistent-dir/x.trace: No such file or directory\n")
+    with open("/dev/full", "w") as device:
+        full = subprocess.run([sys.executable, "-m", "engine", "report"], cwd=ROOT,
+                              stdout=device, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert full.returncode == 1
+    assert full.stderr == ("engine: error: cannot write the report to standard output: "
+                           "No space left on device\n")
+
+
+def test_output_replaces_only_a_regular_file(tmp_path):
+    target = tmp_path / "kept.trace"
+    target.write_text("precious\n")
+    link = tmp_path / "link.trace"
+    link.symlink_to(target)
+    fifo = tmp_path / "fifo.trace"
+    os.mkfifo(fifo)
+    for path in (tmp_path, link, fifo):
+        result = engine("trace", "-o", str(path))
+        assert result.returncode == 1
+        assert result.stderr == f"engine: error: refusing to replace {path}: not a regular file\n"
+    assert link.is_symlink() and target.read_text() == "precious\n"
+    assert fifo.exists() and not fifo.is_file()
+    regular = tmp_path / "out.trace"
+    regular.write_text("old\n")
+    assert engine("trace", "-o", str(regular)).returncode == 0
+    assert regular.read_text().startswith("TRACE residual-connections-v2 BEGIN")
