@@ -241,9 +241,12 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     _state["context"] = load_context(root, settings)
     _state["references"] = load_references(config.extra)
     polyfills = [p for p in config.extra.get("polyfills", []) if "://" not in str(p)]
-    if (root / SHIM_SRC).is_file():
-        polyfills.append(SHIM_URL)
-    config.extra["polyfills"] = polyfills
+    if not (root / SHIM_SRC).is_file():
+        # Without the vendored shim the offline search silently stops working: a different
+        # site, not a smaller one. Refuse, as for KaTeX.
+        raise HookError(SHIM_SRC, None, "the offline search's iframe-worker shim is not "
+                        "installed; run `./dev setup` (npm ci)")
+    config.extra["polyfills"] = [*polyfills, SHIM_URL]
     return config
 
 
@@ -260,8 +263,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     for path in vendored:
         uri = "assets/vendor/katex/" + path.relative_to(katex).as_posix()
         files.append(File.generated(config, uri, abs_src_path=str(path)))
-    if (root / SHIM_SRC).is_file():
-        files.append(File.generated(config, SHIM_URL, abs_src_path=str(root / SHIM_SRC)))
+    files.append(File.generated(config, SHIM_URL, abs_src_path=str(root / SHIM_SRC)))
     context: SiteContext = _state["context"]
     for trace_id, path in context.trace_paths.items():
         files.append(File.generated(config, trace_url(trace_id), abs_src_path=str(path)))

@@ -16,7 +16,8 @@ Contract:
 - ``check_port(host, port)`` runs first: a port that is taken or not ours to bind raises
   ``BuildError("serve", ...)`` before anything is built.
 - A failed rebuild prints its one-line error and leaves the previous site served (the build
-  is atomic); browsers reload only after a successful rebuild.
+  is atomic); browsers reload only after a successful rebuild. A missing address gets the
+  site's own 404 page.
 - Returns the exit code: 1 when the first build fails or the port is taken.
 """
 
@@ -70,6 +71,12 @@ class Changes:
 
 def _differ(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> set[str]:
     return {path for path in before.keys() | after.keys() if before.get(path) != after.get(path)}
+
+
+def _error_page(out: Path, code: int) -> bytes | None:
+    """The site's own page for a missing address (Material's 404.html), as a host would."""
+    page = out / "404.html"
+    return page.read_bytes() if code == 404 and page.is_file() else None
 
 
 def _build(root: Path, build_args: list[str]) -> bool:
@@ -132,6 +139,7 @@ def serve(root: Path, out: Path, build_args: list[str], host: str, port: int,
     _log_to_terminal()
     signal.signal(signal.SIGTERM, _stop)
     server = LiveReloadServer(builder=rebuild, host=host, port=port, root=str(out))
+    server.error_handler = lambda code: _error_page(out, code)
     for path in watched:
         server.watch(str(path))
     try:
