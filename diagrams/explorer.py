@@ -14,7 +14,9 @@ switches which one is shown (no arithmetic in the browser). The controls are nat
 inputs with labels, hidden until the script runs; a folded table of every factor's plain and
 residual gradients by depth (``EXPLORER-FACTOR``) serves readers without JavaScript.
 ``depths`` and ``factors`` restrict the grid (for small golden files); the page shows it all.
-The fragment is excluded from the site search (``data-search-exclude``): it is numbers only.
+The fragment is excluded from the site search (``data-search-exclude``): it is numbers only. Its
+root is a ``<figure>`` because Material's search matches the excluded element by tag name, so
+the first ``</div>`` inside a ``<div>`` root would end the exclusion.
 """
 
 from __future__ import annotations
@@ -119,7 +121,7 @@ def render_explorer(trace: Trace, depths: Iterable[int] | None = None,
     counts = "".join(_counts(trace, depth, depth == default[1]) for depth in chosen_depths)
     first, last = chosen_depths[0], chosen_depths[-1]
     return Markup(
-        '<div class="gf-explorer" data-gf-explorer data-search-exclude>'
+        '<figure class="gf-explorer" data-gf-explorer data-search-exclude>'
         '<div class="gf-explorer__controls" hidden>'
         '<div class="gf-explorer__control"><label for="gf-explorer-depth">Depth <var>L</var>, '
         "the number of layers</label>"
@@ -132,4 +134,4 @@ def render_explorer(trace: Trace, depths: Iterable[int] | None = None,
         f'data-default="{chosen_factors.index(default[0])}"></div></div>'
         '<p class="gf-explorer__live" aria-live="polite" aria-atomic="true"></p>'
         f'<div class="gf-explorer__cells">{sections}{counts}</div>'
-        f"{_grid_table(trace, chosen_factors)}</div>")
+        f"{_grid_table(trace, chosen_factors)}</figure>")
