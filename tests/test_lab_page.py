@@ -4,6 +4,7 @@ the provenance audit, its charts and explorer are there, and it stays a reasonab
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,17 @@ def test_the_page_weight_stays_within_budget(built: tuple[Path, str]) -> None:
     site, _ = built
     size = (site / LAB_PAGE).stat().st_size
     assert size < PAGE_BUDGET, f"{LAB_PAGE} is {size} bytes"
+
+
+def test_a_check_of_the_chapters_trace_alone_reads_the_lab_trace_the_site_publishes(
+        built: tuple[Path, str], tmp_path: Path) -> None:
+    site, _ = built
+    chapter = lab_traces(site).traces["residual-connections-v1"]
+    assert audit_site(site, chapter) == []
+    # A published lab trace that disagrees with the page is caught through that copy.
+    copy = Path(shutil.copytree(site, tmp_path / "site"))
+    published = copy / "trace" / "gradient-flow-v1.trace"
+    text = published.read_text(encoding="utf-8")
+    published.write_text(text.replace("band=10.0", "band=20.0"), encoding="utf-8")
+    findings = [f for f in audit_site(copy, chapter) if f.page == LAB_PAGE]
+    assert findings and all("TEN-LAYERS-CONFIG.band" in f.message for f in findings)
