@@ -6,8 +6,11 @@ diagrams (``diagrams.svg``): text kept as text (``svg.fonttype = none``), no XML
 comments or metadata, every id prefixed with the plot id and hashed with a fixed salt, so the
 same plot gives byte-identical SVG; ``role="img"`` with a first-child ``<title>`` and
 ``<desc>``; black turned into ``currentColor`` and a transparent background, so it reads in
-light and dark themes. Series are told apart by line style and marker as well as colour. Every
-plotted value comes from the ``Series`` (built from trace paths by the page's plot
+light and dark themes. Series are told apart by line style and marker as well as colour; a
+series may carry a band (low and high values per x, drawn translucent behind its line), and long
+series get markers on a subset of their points only; a series may fix its look (``style``) so a
+quantity keeps it across charts, and the legend sits below the axes, never over the data.
+Every plotted value comes from the ``Series`` (built from trace paths by the page's plot
 declarations); tick labels are derived by matplotlib from the plotted data's range.
 """
 
@@ -30,6 +33,10 @@ from diagrams.svg import ID_RE, clean_svg
 COLOURS = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#D55E00", "#999999")
 STYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "D", "v", "x")
+#: Opacity of a band (a spread drawn behind its line).
+BAND_ALPHA = 0.25
+#: Longer series get a marker on about this many points only.
+MARKED = 12
 #: "log2" is a base-two log axis ticked at the plotted x values (depths that double).
 SCALES = ("linear", "log", "log2", "symlog")
 
@@ -41,6 +48,13 @@ class Series:
     label: str
     x: tuple[float, ...]
     y: tuple[float, ...]
+    #: An optional band drawn behind the line, from ``low`` to ``high`` at each x (a spread
+    #: over repeats, say); both or neither, each as long as ``x``.
+    low: tuple[float, ...] | None = None
+    high: tuple[float, ...] | None = None
+    #: Which colour, line style and marker to draw with (default: the series' place in the
+    #: plot), so one quantity keeps its look across charts that leave some series out.
+    style: int | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +81,10 @@ def _check(plot: Plot) -> None:
         if len(series.x) != len(series.y) or not series.x:
             raise RenderError(where, None, f"series {series.label!r}: x and y must be "
                               "non-empty and of one length")
+        if (series.low is None) != (series.high is None) or (series.low is not None and not (
+                len(series.low) == len(series.high or ()) == len(series.x))):
+            raise RenderError(where, None, f"series {series.label!r}: a band needs low and "
+                              "high values, one of each per x")
 
 
 def _draw(plot: Plot) -> str:
@@ -76,26 +94,40 @@ def _draw(plot: Plot) -> str:
     with matplotlib.rc_context(settings):
         figure, axes = pyplot.subplots(figsize=(6.4, 3.6))
         try:
-            for index, series in enumerate(plot.series):
-                axes.plot(series.x, series.y, label=series.label,
-                          color=COLOURS[index % len(COLOURS)],
+            for place, series in enumerate(plot.series):
+                index = place if series.style is None else series.style
+                colour = COLOURS[index % len(COLOURS)]
+                if series.low is not None and series.high is not None:
+                    axes.fill_between(series.x, series.low, series.high, color=colour,
+                                      alpha=BAND_ALPHA, linewidth=0)
+                axes.plot(series.x, series.y, label=series.label, color=colour,
                           linestyle=STYLES[index % len(STYLES)],
-                          marker=MARKERS[index % len(MARKERS)], markersize=4, linewidth=1.5)
+                          marker=MARKERS[index % len(MARKERS)], markersize=4, linewidth=1.5,
+                          markevery=_mark_every(len(series.x)))
             _scale(axes, plot)
             axes.set_xlabel(plot.xlabel)
             axes.set_ylabel(plot.ylabel)
             axes.grid(True, linewidth=0.4, alpha=0.4, color="black")
             if len(plot.series) > 1:
-                axes.legend(frameon=False)
+                # Below the axes, never over the data; the saved box grows to hold it.
+                axes.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.17),
+                            ncol=2 if len(plot.series) > 2 else len(plot.series))
             figure.patch.set_alpha(0.0)
             axes.patch.set_alpha(0.0)
             figure.tight_layout()
             out = io.StringIO()
-            figure.savefig(out, format="svg", metadata={"Date": None, "Creator": None,
-                                                        "Format": None, "Type": None})
+            figure.savefig(out, format="svg", bbox_inches="tight", pad_inches=0.05,
+                           metadata={"Date": None, "Creator": None, "Format": None,
+                                     "Type": None})
         finally:
             pyplot.close(figure)
     return out.getvalue()
+
+
+def _mark_every(points: int) -> int:
+    """Every point carries a marker on short series; long ones (training curves) get about
+    `MARKED` markers each, enough to tell the lines apart without hiding them."""
+    return 1 if points <= MARKED else points // MARKED
 
 
 def _scale(axes: object, plot: Plot) -> None:

@@ -16,7 +16,10 @@ Contract (MkDocs events):
 - ``on_page_markdown``: renders the page through ``sitebuild.page_render`` (strict, comment
   delimiters ``<#-- --#>``). Globals: ``tv``, ``diagram``, ``table``, ``trace`` (the page's
   trace: the chapter's, or the one its front matter names with ``trace: ID``), ``traces``
-  (every trace, for the Trace page), ``raw_trace``, ``learner_report``, ``cite``
+  (every trace, for the Trace page), ``raw_trace``, ``learner_report``, ``explorer`` (the
+  gradients lab's explorer, ``diagrams.explorer``), ``number_words`` (a position in words,
+  ``diagrams.words``: a row's place is not a traced value, and pages show no untraced digit),
+  ``cite``
   (``extra.references``), ``pinned`` (a package's version, from the lock). Any failure
   raises ``PageError`` whose ``str`` is ``docs/page.md:LINE: message``.
 - ``on_post_page``/``on_post_template``: strip ``<meta name="generator">`` so no tool
@@ -41,6 +44,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from diagrams.format import traced
+from diagrams.words import number_words
 from sitebuild.citations import load_references, render_citation
 from sitebuild.lockfile import pinned, render_pin
 from sitebuild.page_render import HookError, PageError, fenced, front_matter_lines, render_page
@@ -101,6 +105,8 @@ class SiteContext:
             "raw_trace": lambda trace_id=trace_id: fenced(
                 self.traces.traces[trace_id].text, "text"),
             "learner_report": self.learner_report,
+            "explorer": self.explorer,
+            "number_words": number_words,
         }
 
     def learner_report(self) -> Markup:
@@ -156,6 +162,14 @@ class SiteContext:
             "</div></div>\n</details>\n</figure>"
         ).format(name=name, label=label, svg=Markup(svg), caption=caption or label,
                  table=values_table(name, self.traces))
+
+    def explorer(self) -> Markup:
+        """The gradients lab's explorer (``diagrams.explorer``), rendered from its trace."""
+        from diagrams.explorer import TRACE, render_explorer
+
+        if TRACE not in self.traces.traces:
+            raise PageError("<page>", None, f"the explorer needs trace {TRACE}")
+        return render_explorer(self.traces.traces[TRACE])
 
     def table(self, name: str) -> Markup:
         """The rendered HTML table ``name``, wrapped like Material wraps tables."""

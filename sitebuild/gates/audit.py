@@ -15,7 +15,9 @@ Contract (gate name "audit"), applied to the article content
   package version exactly as rendered from the lock for the installed version
   (`sitebuild.lockfile`); a citation or version that is not is audited like prose;
 - every inline SVG must read exactly like its diagram re-rendered from the trace
-  (`sitebuild.gates.figures`).
+  (`sitebuild.gates.figures`);
+- a declared trace the caller did not supply (a check of the chapter's trace alone) is taken
+  from the site's published copy of it (`with_published`).
 Theme chrome outside the article (header, navigation, footer) is not audited, nor is the prose
 of the theme's own 404 page (its "404" is an HTTP status, not a figure of the chapter).
 """
@@ -43,7 +45,8 @@ from sitebuild.gates.pages import (
     is_listing_code,
 )
 from sitebuild.lockfile import pinned, render_pin
-from tracefile import Trace, TraceSet
+from sitebuild.paths import trace_url
+from tracefile import SCHEMAS, Trace, TraceSet, load_trace
 from tracefile.errors import LocatedError, shorten
 from tracefile.values import trace_repr
 
@@ -62,13 +65,35 @@ def audit_site(site_dir: Path, trace: Trace | TraceSet,
                references: Mapping[str, Reference] | None = None,
                rendered: Mapping[str, str] | None = None) -> list[Finding]:
     """Audit every HTML page under `site_dir` against the traces and the bibliography
-    (`references`; default: the project's `mkdocs.yml` `extra.references`)."""
+    (`references`; default: the project's `mkdocs.yml` `extra.references`). A declared trace
+    the caller did not supply is read from the site's own published copy, when there is one
+    (`with_published`)."""
+    trace = with_published(site_dir, trace)
     refs = project_references() if references is None else references
     citations, diagrams = rendered_citations(refs), ExpectedDiagrams(trace, rendered)
     findings: list[Finding] = []
     for page, text in html_pages(site_dir):
         findings.extend(audit_page(page, text, trace, diagrams, citations))
     return findings
+
+
+def with_published(site_dir: Path, traces: Trace | TraceSet) -> TraceSet:
+    """`traces` as a set, completed with the site's published copy (`trace/<id>.trace`) of
+    every declared trace it lacks. A caller that checks one trace (the chapter's, say) can
+    still audit pages that show another: their spans are held to what the site publishes,
+    and the "trace" gate holds a published copy to the engine's run whenever the caller
+    supplies that trace. A copy that is missing or does not parse is left out, and any span
+    naming it is reported as an unknown path."""
+    given = dict(traces.traces) if isinstance(traces, TraceSet) else {traces.trace_id: traces}
+    default = traces.default if isinstance(traces, TraceSet) else traces.trace_id
+    for trace_id, schema in SCHEMAS.items():
+        copy = Path(site_dir) / trace_url(trace_id)
+        if trace_id not in given and copy.is_file():
+            try:
+                given[trace_id] = load_trace(copy, schema)
+            except LocatedError:
+                continue
+    return TraceSet(given, default)
 
 
 def audit_page(page: str, html: str, trace: Trace | TraceSet,

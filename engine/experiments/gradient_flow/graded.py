@@ -31,6 +31,7 @@ class GradedStack:
     entry_probes: list[TensorValue]
 
 
+# --8<-- [start:graded-stack]
 def graded_stack(x: TensorValue, branches: Sequence[Branch], probe: bool = False) -> GradedStack:
     """Run ``x`` through the branches, one stream per path length (see the module doc).
 
@@ -48,6 +49,7 @@ def graded_stack(x: TensorValue, branches: Sequence[Branch], probe: bool = False
             residual_add(grades[k], lifted[k - 1]) for k in range(1, len(grades))
         ] + [lifted[-1]]
     return GradedStack(grades, probes)
+# --8<-- [end:graded-stack]
 
 
 def grade_gradients(

@@ -21,6 +21,7 @@ from engine.ops import mul
 from engine.tensor import TensorValue
 
 
+# --8<-- [start:scalar-stacks]
 def depth_gradients(
     factors: Sequence[float], layers: int, residual: bool, x: float = 2.0, upstream: float = 1.0
 ) -> np.ndarray:
@@ -40,6 +41,7 @@ def depth_gradients(
         leaves.append(leaf)
     stream.backward_with_seed(np.full(lanes, upstream))
     return np.stack([gradient_or_zero(leaf) for leaf in leaves])
+# --8<-- [end:scalar-stacks]
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,7 @@ class Silent:
         return len(self.rows) - 1
 
 
+# --8<-- [start:silent-branches]
 def branch_of(case: str) -> tuple[list[TensorValue], Forward]:
     """The case's parameters (in trace order) and its branch ``F``."""
     weight, zeros = np.array(c.WEIGHT_VALUES), np.zeros((2, 2))
@@ -95,6 +96,7 @@ def branch_of(case: str) -> tuple[list[TensorValue], Forward]:
     w1 = TensorValue.parameter(first, name=f"{case}.w1")
     w2 = TensorValue.parameter(zeros, name=f"{case}.w2")
     return [w1, w2], lambda x: (x @ w1) @ w2
+# --8<-- [end:silent-branches]
 
 
 def run_case(case: str, config: SilentConfig, start: int) -> tuple[SilentCase, list[ParameterStep]]:

@@ -19,6 +19,7 @@ from engine.experiments.gradient_flow.common import Vector, capped, gradient_or_
 from engine.nn import build_stack
 from engine.tensor import TensorValue
 
+# --8<-- [start:sweep-variants]
 #: Lab variant → (`build_stack` variant, its ``init`` of the output projection W2).
 VARIANTS: dict[str, tuple[str, str]] = {
     "plain": ("plain", "default"),
@@ -27,6 +28,7 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "residual-zero": ("residual", "zero"),
     "prenorm": ("prenorm", "default"),
 }
+# --8<-- [end:sweep-variants]
 
 
 @dataclass(frozen=True)

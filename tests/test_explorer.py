@@ -1,0 +1,111 @@
+"""diagrams/explorer.py: the gradients lab's explorer, rendered from the trace.
+
+A small corner of the grid is held against a golden file (tests/golden/explorer-corner.html,
+one tag per line so a change is a readable diff); the whole grid is checked for structure
+and passed through the provenance audit, which must find nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from golden_support import GOLDEN_DIR, assert_matches_golden
+
+from diagrams.errors import RenderError
+from diagrams.explorer import render_explorer
+from sitebuild.gates.audit import audit_page
+from tracefile import SCHEMAS, Trace, TraceSet, load_trace
+
+GOLDEN_TRACE = GOLDEN_DIR / "gradient-flow-v1.trace"
+CORNER = GOLDEN_DIR / "explorer-corner.html"
+#: The corner: the chapter's stack (its factor and depth) and its neighbours.
+CORNER_FACTORS = (-1.0, -0.25)
+CORNER_DEPTHS = (3, 4)
+
+
+@pytest.fixture(scope="module")
+def trace() -> Trace:
+    return load_trace(GOLDEN_TRACE, SCHEMAS["gradient-flow-v1"])
+
+
+@pytest.fixture(scope="module")
+def grid(trace: Trace) -> str:
+    return str(render_explorer(trace))
+
+
+def both(trace: Trace) -> TraceSet:
+    """The site's traces (the audit always knows the chapter's), the lab's by default."""
+    chapter = load_trace(GOLDEN_DIR / "residual-connections-v1.trace",
+                         SCHEMAS["residual-connections-v1"])
+    return TraceSet({"residual-connections-v1": chapter, "gradient-flow-v1": trace},
+                    "gradient-flow-v1")
+
+
+def lines(fragment: str) -> str:
+    return fragment.replace("><", ">\n<") + "\n"
+
+
+def test_a_corner_of_the_grid_matches_its_golden_file(trace: Trace) -> None:
+    corner = render_explorer(trace, CORNER_DEPTHS, CORNER_FACTORS)
+    assert_matches_golden(lines(str(corner)), CORNER, "render_explorer (corner)")
+
+
+def test_the_fragment_is_a_pure_function_of_the_trace(trace: Trace, grid: str) -> None:
+    assert str(render_explorer(trace)) == grid
+
+
+def test_every_cell_is_there_and_only_the_chapters_is_shown(trace: Trace, grid: str) -> None:
+    cells = re.findall(r'<section class="gf-cell" data-factor-index="(\d+)" data-depth="(\d+)"'
+                       r'( hidden)?>', grid)
+    factors = trace.resolve("EXPLORER-CONFIG.factors")
+    depth = trace.resolve("EXPLORER-CONFIG.max-depth")
+    assert len(cells) == len(factors) * depth == trace.resolve("EXPLORER-CONFIG.last-cell") + 1
+    shown = [(int(f), int(d)) for f, d, hidden in cells if not hidden]
+    chapter = (factors.index(trace.resolve("CHAPTER-PATHS.branch-factor")),
+               trace.resolve("CHAPTER-PATHS.layers"))
+    assert shown == [chapter]
+    counts = re.findall(r'<p class="gf-counts" data-depth="(\d+)"( hidden)?>', grid)
+    assert [int(d) for d, _ in counts] == list(range(1, depth + 1))
+    assert [int(d) for d, hidden in counts if not hidden] == [chapter[1]]
+
+
+def test_each_cell_shows_its_own_traced_values(trace: Trace, grid: str) -> None:
+    sections = re.findall(r'<section class="gf-cell"[^>]*>(.*?)</section>', grid)
+    for record, section in zip(trace.explorer, sections, strict=True):
+        paths = re.findall(r'data-trace="gradient-flow-v1:([^"]+)"', section)
+        cell = f"EXPLORER[{record.cell}]"
+        assert paths == [f"{cell}.factor", f"{cell}.depth", f"{cell}.plain", f"{cell}.residual",
+                         f"{cell}.contributions", f"{cell}.peak-length"]
+        bars = re.findall(r'<li(?: class=n)? style="--w:([0-9.]+)%"></li>', section)
+        assert len(bars) == record.depth + 1
+        largest = max(abs(c) for c in record.contributions)
+        for width, value in zip(bars, record.contributions, strict=True):
+            assert float(width) == pytest.approx(100 * abs(value) / largest, abs=0.06)
+
+
+def test_the_audit_finds_nothing_in_the_whole_grid(trace: Trace, grid: str) -> None:
+    traces = both(trace)
+    page = f'<article class="md-content__inner md-typeset">{grid}</article>'
+    assert audit_page("labs/gradient-flow.html", page, traces) == []
+
+
+def test_the_audit_would_catch_a_typed_value(trace: Trace, grid: str) -> None:
+    traces = both(trace)
+    forged = grid.replace("the plain stack passes", "the plain stack (all 32 layers) passes", 1)
+    page = f'<article class="md-content__inner md-typeset">{forged}</article>'
+    assert any("untagged number '32'" in f.message
+               for f in audit_page("labs/gradient-flow.html", page, traces))
+
+
+def test_a_grid_without_the_chapters_cell_is_refused(trace: Trace) -> None:
+    with pytest.raises(RenderError, match="lacks a cell"):
+        render_explorer(trace, (1, 2), (-0.25,))
+
+
+def test_the_fragment_weighs_what_the_page_can_carry(grid: str) -> None:
+    # Measured when the explorer was written: about a megabyte (a ninth of that gzipped).
+    # One traced span per bar instead of one traced vector per cell would add well over
+    # another megabyte and a half; this bound keeps that from creeping back in.
+    assert len(grid.encode("utf-8")) < 1_300_000
+

@@ -1,0 +1,76 @@
+"""The gradients lab page, built for real: it is in the navigation, every number on it passes
+the provenance audit, its charts and explorer are there, and it stays a reasonable weight."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from lab_support import LAB_PAGE, lab_site, lab_traces
+
+from diagrams import charts_gradient_flow
+from sitebuild.gates.audit import audit_site
+
+pytestmark = pytest.mark.slow
+
+#: Measured when the page was written: about one and three quarter megabytes, of which the
+#: explorer is about one (it carries every cell of the grid, each value a traced span).
+PAGE_BUDGET = 2_200_000
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    return lab_site(tmp_path_factory)
+
+
+def test_the_build_passes_its_gates_with_the_lab(built: tuple[Path, str]) -> None:
+    _, output = built
+    assert re.search(r"\[build\] gates\s+\S+\s+no findings", output), output
+
+
+def test_the_audit_finds_nothing_on_any_page(built: tuple[Path, str]) -> None:
+    site, _ = built
+    assert [str(f) for f in audit_site(site, lab_traces(site))] == []
+
+
+def test_the_lab_is_under_labs_in_the_navigation(built: tuple[Path, str]) -> None:
+    site, _ = built
+    index = (site / "index.html").read_text(encoding="utf-8")
+    nav = index[index.index('<nav class="md-nav md-nav--primary"'):]
+    assert re.search(r">\s*Labs\s*<", nav)
+    assert 'href="labs/gradient-flow.html"' in nav
+
+
+def test_the_page_shows_every_lab_chart_and_the_explorer(built: tuple[Path, str]) -> None:
+    site, _ = built
+    page = (site / LAB_PAGE).read_text(encoding="utf-8")
+    for chart in charts_gradient_flow.CHARTS:
+        assert f'<figure class="residual-chart" id="{chart.name}">' in page, chart.name
+        assert f'data-diagram="{chart.name}"' in page, f"{chart.name}: no SVG"
+        assert f'data-chart="{chart.name}"' in page, f"{chart.name}: no values table"
+    assert page.count("data-gf-explorer") == 1
+    assert "explorer.js" in page and "lab.css" in page
+    # The page's own trace: unqualified paths on the page resolve in gradient-flow-v1.
+    assert 'data-trace="gradient-flow-v1:TEN-LAYERS[0.1].plain"' in page
+
+
+def test_the_page_weight_stays_within_budget(built: tuple[Path, str]) -> None:
+    site, _ = built
+    size = (site / LAB_PAGE).stat().st_size
+    assert size < PAGE_BUDGET, f"{LAB_PAGE} is {size} bytes"
+
+
+def test_a_check_of_the_chapters_trace_alone_reads_the_lab_trace_the_site_publishes(
+        built: tuple[Path, str], tmp_path: Path) -> None:
+    site, _ = built
+    chapter = lab_traces(site).traces["residual-connections-v1"]
+    assert audit_site(site, chapter) == []
+    # A published lab trace that disagrees with the page is caught through that copy.
+    copy = Path(shutil.copytree(site, tmp_path / "site"))
+    published = copy / "trace" / "gradient-flow-v1.trace"
+    text = published.read_text(encoding="utf-8")
+    published.write_text(text.replace("band=10.0", "band=20.0"), encoding="utf-8")
+    findings = [f for f in audit_site(copy, chapter) if f.page == LAB_PAGE]
+    assert findings and all("TEN-LAYERS-CONFIG.band" in f.message for f in findings)
