@@ -20,6 +20,7 @@ Contract:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from markupsafe import Markup, escape
 
@@ -94,6 +95,10 @@ def plot_of(name: str, traces: Trace | TraceSet) -> Plot:
                 chart.xscale, chart.yscale)
 
 
+#: The suffix of a chart's phone-width rendering (a narrower figure, the same values).
+NARROW = "-narrow"
+
+
 def _x_values(trace: Trace, line: Line, count: int) -> list[float]:
     if line.x is POSITIONS:
         return [float(position) for position in range(1, count + 1)]
@@ -108,16 +113,22 @@ def _band(trace: Trace, line: Line) -> tuple[tuple[float, ...] | None, tuple[flo
 
 
 def render_chart(name: str, traces: Trace | TraceSet) -> str:
-    """The chart's inline SVG."""
+    """The chart's inline SVG (``NAME-narrow``: its phone-width rendering)."""
+    if name.endswith(NARROW) and name.removesuffix(NARROW) in CHARTS:
+        wide = plot_of(name.removesuffix(NARROW), traces)
+        return render_plot(replace(wide, plot_id=name, narrow=True))
     return render_plot(plot_of(name, traces))
 
 
 def chart_names(traces: Trace | TraceSet | None = None) -> Sequence[str]:
-    """Every chart's name (with ``traces``: of the charts whose trace is among them)."""
+    """Every chart's name and its phone-width rendering's (with ``traces``: of the charts
+    whose trace is among them)."""
     if traces is None:
-        return sorted(CHARTS)
-    have = set(traces.traces) if isinstance(traces, TraceSet) else {traces.trace_id}
-    return sorted(name for name, chart in CHARTS.items() if chart.trace in have)
+        names = list(CHARTS)
+    else:
+        have = set(traces.traces) if isinstance(traces, TraceSet) else {traces.trace_id}
+        names = [name for name, chart in CHARTS.items() if chart.trace in have]
+    return sorted([*names, *(f"{name}{NARROW}" for name in names)])
 
 
 def values_table(name: str, traces: Trace | TraceSet) -> Markup:

@@ -69,6 +69,8 @@ class Plot:
     series: tuple[Series, ...]
     xscale: str = "linear"
     yscale: str = "linear"
+    #: Drawn for a phone-width column: a narrower figure, the legend in one column below.
+    narrow: bool = False
 
 
 def _check(plot: Plot) -> None:
@@ -92,7 +94,7 @@ def _draw(plot: Plot) -> str:
                 "axes.edgecolor": "black", "text.color": "black", "axes.labelcolor": "black",
                 "xtick.color": "black", "ytick.color": "black", "font.family": "DejaVu Sans"}
     with matplotlib.rc_context(settings):
-        figure, axes = pyplot.subplots(figsize=(6.4, 3.6))
+        figure, axes = pyplot.subplots(figsize=(4.0, 3.4) if plot.narrow else (6.4, 3.6))
         try:
             for place, series in enumerate(plot.series):
                 index = place if series.style is None else series.style
@@ -110,8 +112,9 @@ def _draw(plot: Plot) -> str:
             axes.grid(True, linewidth=0.4, alpha=0.4, color="black")
             if len(plot.series) > 1:
                 # Below the axes, never over the data; the saved box grows to hold it.
-                axes.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.17),
-                            ncol=2 if len(plot.series) > 2 else len(plot.series))
+                columns = 1 if plot.narrow else (2 if len(plot.series) > 2 else len(plot.series))
+                axes.legend(frameon=False, loc="upper center",
+                            bbox_to_anchor=(0.5, -0.3 if plot.narrow else -0.17), ncol=columns)
             figure.patch.set_alpha(0.0)
             axes.patch.set_alpha(0.0)
             figure.tight_layout()

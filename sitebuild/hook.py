@@ -147,21 +147,25 @@ class SiteContext:
     def chart(self, name: str, caption: str = "") -> Markup:
         """A chart: its SVG (from the generated files), a caption, and its plotted values as a
         folded table of traced spans."""
-        from diagrams.charts import values_table
+        from diagrams.charts import NARROW, values_table
 
-        svg = "\n".join(line for line in self._generated(name, ".svg", "chart").splitlines()
-                        if line.strip())
-        found = _TITLE.search(svg)
+        def region(svg_name: str) -> Markup:
+            svg = "\n".join(line for line in self._generated(svg_name, ".svg", "chart")
+                            .splitlines() if line.strip())
+            return Markup('<div class="diagram-scroll" tabindex="0" role="region" '
+                          'aria-label="{}">\n{}\n</div>').format(label, Markup(svg))
+
+        found = _TITLE.search(self._generated(name, ".svg", "chart"))
         label = html.unescape(found.group(1)) if found else name
         return Markup(
             '<figure class="residual-chart" id="{name}">\n'
-            '<div class="diagram-scroll" tabindex="0" role="region" aria-label="{label}">\n'
-            "{svg}\n</div>\n<figcaption>{caption}</figcaption>\n"
+            '<div class="figure-wide">{wide}</div>\n<div class="figure-narrow">{narrow}</div>\n'
+            "<figcaption>{caption}</figcaption>\n"
             '<details class="chart-values"><summary>The plotted values</summary>\n'
             '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">{table}'
             "</div></div>\n</details>\n</figure>"
-        ).format(name=name, label=label, svg=Markup(svg), caption=caption or label,
-                 table=values_table(name, self.traces))
+        ).format(name=name, wide=region(name), narrow=region(f"{name}{NARROW}"),
+                 caption=caption or label, table=values_table(name, self.traces))
 
     def explorer(self) -> Markup:
         """The gradients lab's explorer (``diagrams.explorer``), rendered from its trace."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from golden_support import GOLDEN_DIR, assert_matches_golden
+from golden_support import assert_matches_golden
+from paths import GOLDEN_DIR
 
 from diagrams.errors import RenderError
 from diagrams.explorer import render_explorer
@@ -36,9 +37,9 @@ def grid(trace: Trace) -> str:
 
 def both(trace: Trace) -> TraceSet:
     """The site's traces (the audit always knows the chapter's), the lab's by default."""
-    chapter = load_trace(GOLDEN_DIR / "residual-connections-v1.trace",
-                         SCHEMAS["residual-connections-v1"])
-    return TraceSet({"residual-connections-v1": chapter, "gradient-flow-v1": trace},
+    chapter = load_trace(GOLDEN_DIR / "residual-connections-v2.trace",
+                         SCHEMAS["residual-connections-v2"])
+    return TraceSet({"residual-connections-v2": chapter, "gradient-flow-v1": trace},
                     "gradient-flow-v1")
 
 

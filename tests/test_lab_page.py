@@ -65,7 +65,7 @@ def test_the_page_weight_stays_within_budget(built: tuple[Path, str]) -> None:
 def test_a_check_of_the_chapters_trace_alone_reads_the_lab_trace_the_site_publishes(
         built: tuple[Path, str], tmp_path: Path) -> None:
     site, _ = built
-    chapter = lab_traces(site).traces["residual-connections-v1"]
+    chapter = lab_traces(site).traces["residual-connections-v2"]
     assert audit_site(site, chapter) == []
     # A published lab trace that disagrees with the page is caught through that copy.
     copy = Path(shutil.copytree(site, tmp_path / "site"))
