@@ -37,6 +37,7 @@ from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, BuildSettings
 from sitebuild.publish import write_folder
 from tracefile import SCHEMAS, TraceSet, load_trace, parse_trace
 from tracefile.errors import LocatedError, shorten
+from tracefile.files import write_atomic
 
 ROOT = Path(__file__).resolve().parent
 BUILD = ROOT / "build"
@@ -61,6 +62,13 @@ class Progress:
         self.current, notes, start = name, [], time.perf_counter()
         try:
             yield notes
+        except OSError as err:
+            # A folder that cannot be written (read-only, full, no permission): name it and
+            # the phase, rather than an internal error.
+            took = time.perf_counter() - start
+            print(f"[{self.command}] {name:<9} FAILED {took:5.2f}s", flush=True)
+            where = err.filename or name
+            raise BuildError(str(where), f"{name}: {err.strerror or err}") from None
         except BaseException:
             took = time.perf_counter() - start
             print(f"[{self.command}] {name:<9} FAILED {took:5.2f}s", flush=True)
@@ -105,7 +113,9 @@ def engine_phase(args: argparse.Namespace, cache: Cache, progress: Progress) -> 
     trace_dir = args.build_dir / "trace"
     with progress.phase("engine") as notes:
         given = given_traces(args.trace)  # inside the phase: a bad file names it on stdout
-        results = pipeline.run_engine(ROOT, cache, None, args.build_dir)
+        results = pipeline.run_engine(ROOT, cache, None, args.build_dir,
+                                      lambda todo: progress.detail(
+                                          f"running {', '.join(job.name for job in todo)} …"))
         write_folder(trace_dir, {name: data for r in results for name, data in r.files.items()})
         ran = [r for r in results if r.status == "ran"]
         notes.append(f"{len(results)} job(s), {len(ran)} run, {len(results) - len(ran)} cached")
@@ -216,7 +226,9 @@ def _site_phases(args: argparse.Namespace, progress: Progress, out: Path, traces
             findings = [f.shown_as(shown(out))
                         for f in pipeline.run_gates(tmp, traces, generated, args.site_url)]
             if findings:
-                raise pipeline.GatesFailed(findings)
+                report = args.build_dir / "findings.txt"
+                write_atomic(report, "".join(f"{finding}\n" for finding in findings))
+                raise pipeline.GatesFailed(findings, report)
             notes.append("no findings")
         with progress.phase("publish") as notes:
             publish.publish(tmp, out)

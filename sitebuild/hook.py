@@ -107,6 +107,7 @@ class SiteContext:
             "learner_report": self.learner_report,
             "explorer": self.explorer,
             "number_words": number_words,
+            "trace_rules": trace_rules,
         }
 
     def learner_report(self) -> Markup:
@@ -182,6 +183,19 @@ class SiteContext:
             '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">\n{}\n'
             "</div></div>"
         ).format(Markup(body))
+
+
+def trace_rules() -> list[str]:
+    """The reader's rules (``tracefile.rules``), their limits spelled out in words."""
+    from tracefile.rules import LIMITS, RULES
+
+    texts = []
+    for rule in RULES:
+        text = rule.text
+        for name, value in LIMITS.items():
+            text = text.replace(name, number_words(value))
+        texts.append(text)
+    return texts
 
 
 def strip_generator(output: str) -> str:

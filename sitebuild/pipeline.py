@@ -207,8 +207,10 @@ def engine_key(root: Path) -> str:
 
 
 def run_engine(root: Path, cache: Cache, jobs: list[EngineJob] | None = None,
-               workdir: Path | None = None) -> list[JobResult]:
-    """Every job's output, from the cache or from fresh engine processes run in parallel."""
+               workdir: Path | None = None,
+               starting: Callable[[list[EngineJob]], None] | None = None) -> list[JobResult]:
+    """Every job's output, from the cache or from fresh engine processes run in parallel;
+    ``starting`` is told which jobs are about to run (a progress line before a long wait)."""
     jobs = engine_jobs() if jobs is None else jobs
     keys = {job.name: job_key(root, job) for job in jobs}
     results: dict[str, JobResult] = {}
@@ -217,6 +219,8 @@ def run_engine(root: Path, cache: Cache, jobs: list[EngineJob] | None = None,
         if files is not None:
             results[job.name] = JobResult(job, files, "cached", 0.0)
     todo = [job for job in jobs if job.name not in results]
+    if todo and starting is not None:
+        starting(todo)
     if todo:
         workdir = workdir or cache.root.parent
         for result in _run_jobs(root, todo, workdir):
@@ -334,12 +338,15 @@ def generate(root: Path, traces: TraceSet, target: Path, cache: Cache
 
 
 class GatesFailed(BuildError):
-    """The gates found defects; ``str`` is the first finding's own line plus a count."""
+    """The gates found defects; ``str`` is the first finding's own line plus a count and the
+    file that lists them all (``report``: written by the caller)."""
 
-    def __init__(self, findings: list[object]) -> None:
+    def __init__(self, findings: list[object], report: Path | None = None) -> None:
         more = len(findings) - 1
-        suffix = f" (and {more} more finding{'s' if more > 1 else ''})" if more else ""
-        super().__init__("gates", f"{findings[0]}{suffix}")
+        suffix = f" (and {more} more finding{'s' if more > 1 else ''}" if more else ""
+        if more and report is not None:
+            suffix += f", all listed in {report}"
+        super().__init__("gates", f"{findings[0]}{suffix}{')' if more else ''}")
         self.findings = findings
 
     def __str__(self) -> str:

@@ -64,9 +64,22 @@ def check_replaceable(out: Path) -> None:
 
 
 def publish(tmp: Path, out: Path) -> None:
-    """Replace the site ``out`` by ``tmp`` (see ``swap_in``), after ``check_replaceable``."""
+    """Replace the site ``out`` by ``tmp`` (see ``swap_in``), after ``check_replaceable``,
+    with the permissions an ordinary new folder gets (the temporary one was private)."""
     check_replaceable(out)
+    ordinary_permissions(tmp)
     swap_in(tmp, out, "site")
+
+
+def ordinary_permissions(folder: Path) -> None:
+    """Folders ``0777`` and files ``0666`` less the umask (``0755``/``0644`` usually), so a web
+    server running as another user can read the site; mkdtemp made the root ``0700``."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(folder, 0o777 & ~mask)
+    for path in folder.rglob("*"):
+        if not path.is_symlink():
+            os.chmod(path, (0o777 if path.is_dir() else 0o666) & ~mask)
 
 
 def swap_in(new: Path, target: Path, what: str = "folder") -> None:
