@@ -48,6 +48,20 @@ def build(base: Path, cold: bool) -> None:
                    cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
 
 
+def many_records(text: str, count: int) -> str:
+    """The chapter's trace with ``count`` SCALED records (keyed, increasing alphas)."""
+    lines = text.splitlines(keepends=True)
+    scaled = [i for i, line in enumerate(lines) if line.startswith("SCALED ")]
+    extra = [f"SCALED alpha={2.0 + k / 1024!r} output=[2.0,-1.0]\n" for k in range(count)]
+    return "".join(lines[: scaled[-1] + 1] + extra + lines[scaled[-1] + 1 :])
+
+
+def build_big(base: Path) -> None:
+    subprocess.run([sys.executable, "build_site.py", "build", "--out", str(base / "site"),
+                    "--build-dir", str(base / "build"), "--trace", str(base / "big.trace"),
+                    "--unverified-trace"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement")
@@ -70,6 +84,18 @@ def main() -> None:
         raise SystemExit("a 10 MB line was accepted")
 
     print(f"parse_trace (10 MB line)   {timed(reject, repeat):8.4f}s")
+    big = many_records(text, 100_000)
+    trace = parse_trace(big)
+    print(f"parse_trace (100,000 keyed records, {len(big) / 2**20:.1f} MiB) "
+          f"{timed(lambda: parse_trace(big), repeat):8.2f}s")
+    paths = trace.all_paths()
+    print(f"resolve every path of it ({len(paths)} paths) "
+          f"{timed(lambda: [trace.resolve(path) for path in paths], repeat):8.2f}s")
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        (base / "big.trace").write_text(big, encoding="utf-8")
+        print(f"build_site build --trace (100,000 records, unverified) "
+              f"{timed(lambda: build_big(base), 1):8.2f}s")
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         print(f"build_site build (cold)    {timed(lambda: build(base, True), repeat):8.2f}s")
