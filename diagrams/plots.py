@@ -6,8 +6,10 @@ diagrams (``diagrams.svg``): text kept as text (``svg.fonttype = none``), no XML
 comments or metadata, every id prefixed with the plot id and hashed with a fixed salt, so the
 same plot gives byte-identical SVG; ``role="img"`` with a first-child ``<title>`` and
 ``<desc>``; black turned into ``currentColor`` and a transparent background, so it reads in
-light and dark themes. Series are told apart by line style and marker as well as colour. Every
-plotted value comes from the ``Series`` (built from trace paths by the page's plot
+light and dark themes. Series are told apart by line style and marker as well as colour; a
+series may carry a band (low and high values per x, drawn translucent behind its line), and long
+series get markers on a subset of their points only. Every plotted value comes from the
+``Series`` (built from trace paths by the page's plot
 declarations); tick labels are derived by matplotlib from the plotted data's range.
 """
 
@@ -30,6 +32,10 @@ from diagrams.svg import ID_RE, clean_svg
 COLOURS = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#D55E00", "#999999")
 STYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "D", "v", "x")
+#: Opacity of a band (a spread drawn behind its line).
+BAND_ALPHA = 0.25
+#: Longer series get a marker on about this many points only.
+MARKED = 12
 #: "log2" is a base-two log axis ticked at the plotted x values (depths that double).
 SCALES = ("linear", "log", "log2", "symlog")
 
@@ -41,6 +47,10 @@ class Series:
     label: str
     x: tuple[float, ...]
     y: tuple[float, ...]
+    #: An optional band drawn behind the line, from ``low`` to ``high`` at each x (a spread
+    #: over repeats, say); both or neither, each as long as ``x``.
+    low: tuple[float, ...] | None = None
+    high: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +77,10 @@ def _check(plot: Plot) -> None:
         if len(series.x) != len(series.y) or not series.x:
             raise RenderError(where, None, f"series {series.label!r}: x and y must be "
                               "non-empty and of one length")
+        if (series.low is None) != (series.high is None) or (series.low is not None and not (
+                len(series.low) == len(series.high or ()) == len(series.x))):
+            raise RenderError(where, None, f"series {series.label!r}: a band needs low and "
+                              "high values, one of each per x")
 
 
 def _draw(plot: Plot) -> str:
@@ -77,10 +91,14 @@ def _draw(plot: Plot) -> str:
         figure, axes = pyplot.subplots(figsize=(6.4, 3.6))
         try:
             for index, series in enumerate(plot.series):
-                axes.plot(series.x, series.y, label=series.label,
-                          color=COLOURS[index % len(COLOURS)],
+                colour = COLOURS[index % len(COLOURS)]
+                if series.low is not None and series.high is not None:
+                    axes.fill_between(series.x, series.low, series.high, color=colour,
+                                      alpha=BAND_ALPHA, linewidth=0)
+                axes.plot(series.x, series.y, label=series.label, color=colour,
                           linestyle=STYLES[index % len(STYLES)],
-                          marker=MARKERS[index % len(MARKERS)], markersize=4, linewidth=1.5)
+                          marker=MARKERS[index % len(MARKERS)], markersize=4, linewidth=1.5,
+                          markevery=_mark_every(len(series.x)))
             _scale(axes, plot)
             axes.set_xlabel(plot.xlabel)
             axes.set_ylabel(plot.ylabel)
@@ -96,6 +114,12 @@ def _draw(plot: Plot) -> str:
         finally:
             pyplot.close(figure)
     return out.getvalue()
+
+
+def _mark_every(points: int) -> int:
+    """Every point carries a marker on short series; long ones (training curves) get about
+    `MARKED` markers each, enough to tell the lines apart without hiding them."""
+    return 1 if points <= MARKED else points // MARKED
 
 
 def _scale(axes: object, plot: Plot) -> None:
