@@ -10,11 +10,23 @@ Paths = str | tuple[str, ...]
 
 @dataclass(frozen=True)
 class Line:
-    """One plotted line: its legend label and where its x and y values are in the trace."""
+    """One plotted line: its legend label and where its x and y values are in the trace.
+
+    ``x = POSITIONS`` plots the values against their position, one to the count of y values
+    (a block of a stack, say); the values table then names each row by its position in words,
+    so no untraced digit reaches a page. ``low`` and ``high`` (both or neither) draw a band
+    behind the line and add their own columns to the values table.
+    """
 
     label: str
-    x: Paths
+    x: Paths | None
     y: Paths
+    low: Paths | None = None
+    high: Paths | None = None
+
+
+#: ``Line.x`` for values plotted against their position (first, second, ...).
+POSITIONS = None
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,11 @@ Contract:
   it again to compare. Tick labels are matplotlib's, derived from the plotted (traced) range.
 - ``values_table(name, traces)`` is the chart's plotted values as an HTML table in which every
   value is a traced span (``diagrams.format.traced``), so the reader (and the provenance
-  audit) can check each point.
+  audit) can check each point. A line plotted against positions (``chart_spec.POSITIONS``)
+  names its rows by position in words; a line with a band adds a low and a high column; lines
+  whose x values are equal share rows, named by the first line's x paths.
+- A value path ``KIND[*].key`` (``RANDOM-PATH[*].norm``) names that key of every record of a
+  keyed kind, in trace order.
 """
 
 from __future__ import annotations
@@ -20,11 +24,16 @@ from collections.abc import Sequence
 from markupsafe import Markup, escape
 
 from diagrams import charts_gradient_flow as gradient_flow
-from diagrams.chart_spec import Chart, Paths
+from diagrams.chart_spec import POSITIONS, Chart, Line, Paths
 from diagrams.errors import RenderError
 from diagrams.format import traced
 from diagrams.plots import Plot, Series, render_plot
+from diagrams.words import number_words
 from tracefile import Trace, TraceSet
+from tracefile.paths import key_text
+
+#: In a value path, ``KIND[*].key`` names that key of every record of ``KIND``.
+COLUMN = "[*]"
 
 #: Every chart by name, from the labs' declaration modules.
 CHARTS: dict[str, Chart] = {chart.name: chart for chart in gradient_flow.CHARTS}
@@ -38,13 +47,26 @@ def _chart(name: str) -> Chart:
 
 
 def _points(trace: Trace, paths: Paths) -> list[tuple[str, float]]:
-    """(path, value) of every point, from a vector path or a tuple of scalar paths."""
+    """(path, value) of every point, from a vector path, a tuple of scalar paths or a column
+    ``KIND[*].key`` (that key of every record of a keyed kind, in trace order)."""
+    if isinstance(paths, str) and COLUMN in paths:
+        paths = _column(trace, paths)
     if isinstance(paths, tuple):
         return [(path, float(trace.resolve(path))) for path in paths]
     values = trace.resolve(paths)
     if not isinstance(values, tuple):
         raise RenderError(trace.path, None, f"{paths} is a single value, not a curve")
     return [(f"{paths}[{index}]", float(value)) for index, value in enumerate(values)]
+
+
+def _column(trace: Trace, path: str) -> tuple[str, ...]:
+    kind, _, key = path.partition(COLUMN)
+    spec = trace.schema.specs.get(kind)
+    if spec is None or spec.keyed_by is None or not key.startswith("."):
+        raise RenderError(trace.path, None, f"{path}: a column is KIND[*].key for a keyed "
+                          "record kind of the trace")
+    return tuple(f"{kind}[{key_text(spec, record)}]{key}"
+                 for record in getattr(trace, spec.attr))
 
 
 def _trace_of(chart: Chart, traces: Trace | TraceSet) -> Trace:
@@ -60,13 +82,28 @@ def plot_of(name: str, traces: Trace | TraceSet) -> Plot:
     trace = _trace_of(chart, traces)
     series = []
     for line in chart.lines:
-        xs, ys = _points(trace, line.x), _points(trace, line.y)
+        ys = _points(trace, line.y)
+        xs = _x_values(trace, line, len(ys))
         if len(xs) != len(ys):
             raise RenderError(trace.path, None, f"chart {name!r}, line {line.label!r}: "
                               f"{len(xs)} x values but {len(ys)} y values")
-        series.append(Series(line.label, tuple(v for _, v in xs), tuple(v for _, v in ys)))
+        low, high = _band(trace, line)
+        series.append(Series(line.label, tuple(xs), tuple(v for _, v in ys), low, high))
     return Plot(name, chart.title, chart.desc, chart.xlabel, chart.ylabel, tuple(series),
                 chart.xscale, chart.yscale)
+
+
+def _x_values(trace: Trace, line: Line, count: int) -> list[float]:
+    if line.x is POSITIONS:
+        return [float(position) for position in range(1, count + 1)]
+    return [value for _, value in _points(trace, line.x)]
+
+
+def _band(trace: Trace, line: Line) -> tuple[tuple[float, ...] | None, tuple[float, ...] | None]:
+    if line.low is None or line.high is None:
+        return None, None
+    return (tuple(v for _, v in _points(trace, line.low)),
+            tuple(v for _, v in _points(trace, line.high)))
 
 
 def render_chart(name: str, traces: Trace | TraceSet) -> str:
@@ -84,26 +121,53 @@ def chart_names(traces: Trace | TraceSet | None = None) -> Sequence[str]:
 
 def values_table(name: str, traces: Trace | TraceSet) -> Markup:
     """Every plotted value as a traced span. Lines that share their x values share rows (one
-    row per x, one column per line); otherwise each line's points get rows of their own."""
+    row per x, one column per line, and a low and a high column after a line with a band);
+    otherwise each line's points get rows of their own."""
     chart = _chart(name)
     trace = _trace_of(chart, traces)
-    head = "".join(f'<th scope="col">{escape(line.label)}</th>' for line in chart.lines)
-    columns = [_points(trace, line.y) for line in chart.lines]
-    shared = all(line.x == chart.lines[0].x for line in chart.lines)
+    head, columns, owner = [], [], []
+    for number, line in enumerate(chart.lines):
+        head.append(f'<th scope="col">{escape(line.label)}</th>')
+        columns.append(_points(trace, line.y))
+        owner.append(number)
+        if line.low is not None and line.high is not None:
+            for side, paths in (("low", line.low), ("high", line.high)):
+                head.append(f'<th scope="col">{escape(line.label)}, {side}</th>')
+                columns.append(_points(trace, paths))
+                owner.append(number)
+    shared = all(_same_x(trace, line, chart.lines[0]) for line in chart.lines)
     rows = []
     if shared:
-        for index, (x_path, _) in enumerate(_points(trace, chart.lines[0].x)):
+        count = max(len(column) for column in columns)
+        for index, row_head in enumerate(_row_heads(trace, chart.lines[0], count)):
             cells = "".join(f"<td>{traced(trace, column[index][0], chart.fmt)}</td>"
                             if index < len(column) else "<td></td>" for column in columns)
-            rows.append(f'<tr><th scope="row">{traced(trace, x_path)}</th>{cells}</tr>')
+            rows.append(f'<tr><th scope="row">{row_head}</th>{cells}</tr>')
     else:
         for number, line in enumerate(chart.lines):
-            for (x_path, _), (y_path, _) in zip(_points(trace, line.x), columns[number],
-                                                strict=True):
-                cells = "".join(f"<td>{traced(trace, y_path, chart.fmt)}</td>" if other == number
-                                else "<td></td>" for other in range(len(chart.lines)))
-                rows.append(f'<tr><th scope="row">{traced(trace, x_path)}</th>{cells}</tr>')
+            mine = [c for c, o in zip(columns, owner, strict=True) if o == number]
+            for index, row_head in enumerate(_row_heads(trace, line, len(mine[0]))):
+                cells = iter(mine)
+                row = "".join(
+                    f"<td>{traced(trace, next(cells)[index][0], chart.fmt)}</td>"
+                    if o == number else "<td></td>" for o in owner)
+                rows.append(f'<tr><th scope="row">{row_head}</th>{row}</tr>')
     return Markup(
         f'<table class="chart-values" data-chart="{escape(name)}">'
-        f'<thead><tr><th scope="col">{escape(chart.xlabel)}</th>{head}</tr></thead>'
+        f'<thead><tr><th scope="col">{escape(chart.xlabel)}</th>{"".join(head)}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _same_x(trace: Trace, line: Line, first: Line) -> bool:
+    """Both lines are plotted against the same x values (positions, or equal traced values:
+    the table then names each row by the first line's x paths)."""
+    if line.x is POSITIONS or first.x is POSITIONS:
+        return line.x is first.x
+    return [v for _, v in _points(trace, line.x)] == [v for _, v in _points(trace, first.x)]
+
+
+def _row_heads(trace: Trace, line: Line, count: int) -> list[Markup | str]:
+    """The traced x values of a line, or its positions in words."""
+    if line.x is POSITIONS:
+        return [number_words(position) for position in range(1, count + 1)]
+    return [traced(trace, path) for path, _ in _points(trace, line.x)]

@@ -1,0 +1,27 @@
+"""Whole numbers in English words, for the few places a page names a position rather than a
+traced value ("block twelve" in a chart's table of values): pages show no digit that is not
+traced, and a position is not a measurement.
+
+Contract: ``number_words(n)`` spells ``0 <= n < 1000`` ("zero", "twelve", "sixty-four",
+"one hundred and five"); anything else is a ValueError.
+"""
+
+from __future__ import annotations
+
+ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+        "eighteen", "nineteen")
+TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+
+
+def number_words(n: int) -> str:
+    """``n`` in words (British "and" after the hundreds)."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n < 1000:
+        raise ValueError(f"number_words spells whole numbers from zero to 999, not {n!r}")
+    if n < 20:
+        return ONES[n]
+    if n < 100:
+        tens, ones = divmod(n, 10)
+        return TENS[tens] + (f"-{ONES[ones]}" if ones else "")
+    hundreds, rest = divmod(n, 100)
+    return f"{ONES[hundreds]} hundred" + (f" and {number_words(rest)}" if rest else "")
