@@ -23,6 +23,8 @@ class Line:
     y: Paths
     low: Paths | None = None
     high: Paths | None = None
+    #: Colour, line style and marker by number (``diagrams.plots``); default: its place.
+    style: int | None = None
 
 
 #: ``Line.x`` for values plotted against their position (first, second, ...).

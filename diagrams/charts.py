@@ -88,7 +88,8 @@ def plot_of(name: str, traces: Trace | TraceSet) -> Plot:
             raise RenderError(trace.path, None, f"chart {name!r}, line {line.label!r}: "
                               f"{len(xs)} x values but {len(ys)} y values")
         low, high = _band(trace, line)
-        series.append(Series(line.label, tuple(xs), tuple(v for _, v in ys), low, high))
+        series.append(Series(line.label, tuple(xs), tuple(v for _, v in ys), low, high,
+                             line.style))
     return Plot(name, chart.title, chart.desc, chart.xlabel, chart.ylabel, tuple(series),
                 chart.xscale, chart.yscale)
 

@@ -8,8 +8,9 @@ same plot gives byte-identical SVG; ``role="img"`` with a first-child ``<title>`
 ``<desc>``; black turned into ``currentColor`` and a transparent background, so it reads in
 light and dark themes. Series are told apart by line style and marker as well as colour; a
 series may carry a band (low and high values per x, drawn translucent behind its line), and long
-series get markers on a subset of their points only. Every plotted value comes from the
-``Series`` (built from trace paths by the page's plot
+series get markers on a subset of their points only; a series may fix its look (``style``) so a
+quantity keeps it across charts, and the legend sits below the axes, never over the data.
+Every plotted value comes from the ``Series`` (built from trace paths by the page's plot
 declarations); tick labels are derived by matplotlib from the plotted data's range.
 """
 
@@ -51,6 +52,9 @@ class Series:
     #: over repeats, say); both or neither, each as long as ``x``.
     low: tuple[float, ...] | None = None
     high: tuple[float, ...] | None = None
+    #: Which colour, line style and marker to draw with (default: the series' place in the
+    #: plot), so one quantity keeps its look across charts that leave some series out.
+    style: int | None = None
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,8 @@ def _draw(plot: Plot) -> str:
     with matplotlib.rc_context(settings):
         figure, axes = pyplot.subplots(figsize=(6.4, 3.6))
         try:
-            for index, series in enumerate(plot.series):
+            for place, series in enumerate(plot.series):
+                index = place if series.style is None else series.style
                 colour = COLOURS[index % len(COLOURS)]
                 if series.low is not None and series.high is not None:
                     axes.fill_between(series.x, series.low, series.high, color=colour,
@@ -104,13 +109,16 @@ def _draw(plot: Plot) -> str:
             axes.set_ylabel(plot.ylabel)
             axes.grid(True, linewidth=0.4, alpha=0.4, color="black")
             if len(plot.series) > 1:
-                axes.legend(frameon=False)
+                # Below the axes, never over the data; the saved box grows to hold it.
+                axes.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.17),
+                            ncol=2 if len(plot.series) > 2 else len(plot.series))
             figure.patch.set_alpha(0.0)
             axes.patch.set_alpha(0.0)
             figure.tight_layout()
             out = io.StringIO()
-            figure.savefig(out, format="svg", metadata={"Date": None, "Creator": None,
-                                                        "Format": None, "Type": None})
+            figure.savefig(out, format="svg", bbox_inches="tight", pad_inches=0.05,
+                           metadata={"Date": None, "Creator": None, "Format": None,
+                                     "Type": None})
         finally:
             pyplot.close(figure)
     return out.getvalue()

@@ -45,3 +45,23 @@ def test_long_series_carry_markers_on_a_subset_of_points() -> None:
     long = [float(i) for i in range(1, 4 * MARKED + 1)]
     assert markers(render_plot(plot(Series("s", tuple(short), tuple(short))))) == MARKED
     assert markers(render_plot(plot(Series("s", tuple(long), tuple(long))))) == MARKED
+
+
+def test_a_series_can_keep_its_look_when_others_are_left_out() -> None:
+    first, second = Series("a", (1.0, 2.0), (1.0, 2.0)), Series("b", (1.0, 2.0), (2.0, 1.0))
+    pinned = Series("b", (1.0, 2.0), (2.0, 1.0), style=1)
+    alone = render_plot(plot(pinned))
+    assert COLOURS[1].lower() in alone.lower() and COLOURS[0].lower() not in alone.lower()
+    assert COLOURS[1].lower() in render_plot(plot(first, second)).lower()
+
+
+def test_the_legend_sits_below_the_axes() -> None:
+    svg = render_plot(plot(Series("a", (1.0, 2.0), (1.0, 2.0)),
+                           Series("b", (1.0, 2.0), (2.0, 1.0))))
+
+    def text_y(label: str) -> float:
+        found = re.search(rf'<text [^>]*y="([0-9.]+)"[^>]*>{label}</text>', svg)
+        assert found is not None, label
+        return float(found.group(1))
+
+    assert text_y("a") > text_y("x") and text_y("b") > text_y("x")  # below the x axis label
