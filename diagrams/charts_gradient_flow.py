@@ -1,13 +1,37 @@
-"""The charts of the gradients lab (trace ``gradient-flow-v1``)."""
+"""The charts of the gradients lab (trace ``gradient-flow-v1``), placed on
+``docs/labs/gradient-flow.md``."""
 
 from __future__ import annotations
 
-from diagrams.chart_spec import Chart, Line
+from diagrams.chart_spec import POSITIONS, Chart, Line
 
 TRACE = "gradient-flow-v1"
 VARIANTS = (("plain", "plain"), ("residual", "residual, default init"),
             ("residual-scaled", "residual, scaled output"),
             ("residual-zero", "residual, zero output"), ("prenorm", "pre-norm residual"))
+#: The training curves, in the order of the trace (variant, depth word).
+TRAINED = (("plain-2", "plain, two blocks"), ("plain-8", "plain, eight blocks"),
+           ("plain-32", "plain, thirty-two blocks"), ("residual-2", "residual, two blocks"),
+           ("residual-8", "residual, eight blocks"),
+           ("residual-32", "residual, thirty-two blocks"))
+
+
+def _placement(blocks: str, words: str) -> Chart:
+    return Chart(
+        f"gf-placement-{words}", TRACE,
+        f"Output-projection gradient per block, post-norm and pre-norm, {words} blocks",
+        "For post-norm and pre-norm stacks at initialization, the mean over seeds of the "
+        "gradient norm of each block's output projection, from the input side to the output "
+        "side; the shaded band runs from the smallest to the largest seed.",
+        "block (input side first)", "gradient norm of the output projection",
+        (Line("post-norm", POSITIONS, f"PLACEMENT[postnorm-{blocks}].gradient-mean",
+              f"PLACEMENT[postnorm-{blocks}].gradient-low",
+              f"PLACEMENT[postnorm-{blocks}].gradient-high"),
+         Line("pre-norm", POSITIONS, f"PLACEMENT[prenorm-{blocks}].gradient-mean",
+              f"PLACEMENT[prenorm-{blocks}].gradient-low",
+              f"PLACEMENT[prenorm-{blocks}].gradient-high")),
+        fmt="fixed6")
+
 
 CHARTS = (
     Chart(
@@ -25,4 +49,44 @@ CHARTS = (
         tuple(Line(label, "SWEEP-CONFIG.depths", f"SWEEP[{variant}-relu].stream-norm")
               for variant, label in VARIANTS),
         xscale="log2", yscale="log"),
+    Chart(
+        "gf-deepest-first", TRACE, "First-layer weight gradient per block of the deepest stacks",
+        "For each variant of the deepest ReLU stack except the zero-output one, whose "
+        "first-layer gradients are all exactly zero, the norm of the gradient of each block's "
+        "first weight matrix, from the input side to the output side.",
+        "block (input side first)", "gradient norm of the first weight",
+        tuple(Line(label, POSITIONS, f"DEEPEST[{variant}-relu].first-weight-gradient")
+              for variant, label in VARIANTS if variant != "residual-zero"),
+        yscale="log"),
+    Chart(
+        "gf-deepest-projection", TRACE,
+        "Output-projection gradient per block of the deepest stacks",
+        "For each variant of the deepest ReLU stack, the norm of the gradient of each block's "
+        "output projection, the matrix whose product joins the stream, from the input side "
+        "to the output side.",
+        "block (input side first)", "gradient norm of the output projection",
+        tuple(Line(label, POSITIONS, f"DEEPEST[{variant}-relu].projection-gradient")
+              for variant, label in VARIANTS),
+        yscale="log"),
+    Chart(
+        "gf-random-paths", TRACE, "Gradient by path length in a random linear residual stack",
+        "For the random linear residual stack, by path length (the number of branches a path "
+        "passes through): the norm of the gradient all paths of that length carry together, "
+        "how many such paths there are, and the norm per path.",
+        "path length (branches passed through)", "value (log scale)",
+        (Line("gradient norm of all paths of this length", "RANDOM-PATH[*].length",
+              "RANDOM-PATH[*].norm"),
+         Line("number of paths", "RANDOM-PATH[*].length", "RANDOM-PATH[*].count"),
+         Line("gradient norm per path", "RANDOM-PATH[*].length", "RANDOM-PATH[*].per-path")),
+        yscale="log"),
+    _placement("12", "twelve"),
+    _placement("24", "twenty-four"),
+    Chart(
+        "gf-training", TRACE, "Training loss of plain and residual stacks",
+        "Full-batch training loss of plain and residual ReLU stacks of three depths, all "
+        "trained on one regression task with the same steps and learning rate.",
+        "step", "training loss (mean squared error)",
+        tuple(Line(label, f"TRAINING[{curve}].steps", f"TRAINING[{curve}].loss")
+              for curve, label in TRAINED),
+        yscale="log", fmt="fixed6"),
 )
