@@ -55,8 +55,9 @@ CHARTS = (
         "first-layer gradients are all exactly zero, the norm of the gradient of each block's "
         "first weight matrix, from the input side to the output side.",
         "block (input side first)", "gradient norm of the first weight",
-        tuple(Line(label, POSITIONS, f"DEEPEST[{variant}-relu].first-weight-gradient")
-              for variant, label in VARIANTS if variant != "residual-zero"),
+        tuple(Line(label, POSITIONS, f"DEEPEST[{variant}-relu].first-weight-gradient",
+                   style=place)
+              for place, (variant, label) in enumerate(VARIANTS) if variant != "residual-zero"),
         yscale="log"),
     Chart(
         "gf-deepest-projection", TRACE,
