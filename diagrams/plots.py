@@ -141,7 +141,13 @@ def _scale(axes: object, plot: Plot) -> None:
         axes.xaxis.set_minor_locator(ticker.NullLocator())
     else:
         axes.set_xscale(plot.xscale)
-    axes.set_yscale("log", base=2) if plot.yscale == "log2" else axes.set_yscale(plot.yscale)
+    if plot.yscale in ("log", "log2"):
+        # A zero (an untouched embedding's error, say) has no place on a log axis: leave the
+        # point out of the drawing (its values table still shows it) rather than clip it to
+        # the axis's edge, which would draw a line falling off the chart.
+        axes.set_yscale("log", base=2 if plot.yscale == "log2" else 10, nonpositive="mask")
+    else:
+        axes.set_yscale(plot.yscale)
 
 
 def render_plot(plot: Plot) -> str:
