@@ -25,6 +25,9 @@ class Line:
     high: Paths | None = None
     #: Colour, line style and marker by number (``diagrams.plots``); default: its place.
     style: int | None = None
+    #: With ``x = POSITIONS``: the position of the first value; zero for a vector that starts
+    #: with the state before any block (the embedding, say).
+    first: int = 1
 
 
 #: ``Line.x`` for values plotted against their position (first, second, ...).
