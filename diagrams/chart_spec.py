@@ -49,3 +49,5 @@ class Chart:
     yscale: str = "linear"
     #: How the values table shows y values (a display format of ``diagrams.format``).
     fmt: str = "sci"
+    #: Width and height in inches (``diagrams.plots.Plot.size``); None: the plots' default.
+    size: tuple[float, float] | None = None

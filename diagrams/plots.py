@@ -37,6 +37,8 @@ MARKERS = ("o", "s", "^", "D", "v", "x")
 BAND_ALPHA = 0.25
 #: Longer series get a marker on about this many points only.
 MARKED = 12
+#: A plot's width and height in inches, unless it names its own.
+SIZE = (6.4, 3.6)
 #: "log2" is a base-two log axis ticked at the plotted x values (depths that double).
 SCALES = ("linear", "log", "log2", "symlog")
 
@@ -69,12 +71,17 @@ class Plot:
     series: tuple[Series, ...]
     xscale: str = "linear"
     yscale: str = "linear"
+    #: Width and height in inches (default `SIZE`); a narrower figure keeps its text
+    #: readable when a phone scales it down to the column.
+    size: tuple[float, float] | None = None
 
 
 def _check(plot: Plot) -> None:
     where = f"<plot {plot.plot_id}>"
     if not ID_RE.fullmatch(plot.plot_id):
         raise RenderError(where, None, "plot id must match [A-Za-z][A-Za-z0-9_-]*")
+    if plot.size is not None and not all(0 < side <= 20 for side in plot.size):
+        raise RenderError(where, None, "a plot's size is a width and a height in inches")
     if plot.xscale not in SCALES or plot.yscale not in SCALES:
         raise RenderError(where, None, f"axis scales must be one of {', '.join(SCALES)}")
     for series in plot.series:
@@ -92,7 +99,7 @@ def _draw(plot: Plot) -> str:
                 "axes.edgecolor": "black", "text.color": "black", "axes.labelcolor": "black",
                 "xtick.color": "black", "ytick.color": "black", "font.family": "DejaVu Sans"}
     with matplotlib.rc_context(settings):
-        figure, axes = pyplot.subplots(figsize=(6.4, 3.6))
+        figure, axes = pyplot.subplots(figsize=plot.size or SIZE)
         try:
             for place, series in enumerate(plot.series):
                 index = place if series.style is None else series.style
