@@ -80,7 +80,7 @@ def test_lines_from_the_same_position_share_rows(trace: Trace) -> None:
 def test_training_curves_share_their_evaluation_steps(trace: Trace) -> None:
     steps = {record.eval_steps for record in trace.training}
     assert len(steps) == 1
-    table = str(values_table("rs-training", trace))
+    table = str(values_table("rs-training-residual", trace))
     assert table.count("<tr>") == 1 + len(steps.pop())
 
 
