@@ -25,6 +25,9 @@ class Line:
     high: Paths | None = None
     #: Colour, line style and marker by number (``diagrams.plots``); default: its place.
     style: int | None = None
+    #: With ``x = POSITIONS``: the position of the first value; zero for a vector that starts
+    #: with the state before any block (the embedding, say).
+    first: int = 1
 
 
 #: ``Line.x`` for values plotted against their position (first, second, ...).
@@ -46,3 +49,5 @@ class Chart:
     yscale: str = "linear"
     #: How the values table shows y values (a display format of ``diagrams.format``).
     fmt: str = "sci"
+    #: Width and height in inches (``diagrams.plots.Plot.size``); None: the plots' default.
+    size: tuple[float, float] | None = None

@@ -13,6 +13,8 @@ Contract:
   audit) can check each point. A line plotted against positions (``chart_spec.POSITIONS``)
   names its rows by position in words; a line with a band adds a low and a high column; lines
   whose x values are equal share rows, named by the first line's x paths.
+- Positions count from ``Line.first`` (one unless a line says zero: a vector whose first value
+  is the state before any block); lines share rows only when their positions start alike.
 - A value path ``KIND[*].key`` (``RANDOM-PATH[*].norm``) names that key of every record of a
   keyed kind, in trace order.
 """
@@ -25,6 +27,7 @@ from dataclasses import replace
 from markupsafe import Markup, escape
 
 from diagrams import charts_gradient_flow as gradient_flow
+from diagrams import charts_residual_stream as residual_stream
 from diagrams.chart_spec import POSITIONS, Chart, Line, Paths
 from diagrams.errors import RenderError
 from diagrams.format import traced
@@ -37,7 +40,8 @@ from tracefile.paths import key_text
 COLUMN = "[*]"
 
 #: Every chart by name, from the labs' declaration modules.
-CHARTS: dict[str, Chart] = {chart.name: chart for chart in gradient_flow.CHARTS}
+CHARTS: dict[str, Chart] = {chart.name: chart
+                            for chart in (*gradient_flow.CHARTS, *residual_stream.CHARTS)}
 
 
 def _chart(name: str) -> Chart:
@@ -92,7 +96,20 @@ def plot_of(name: str, traces: Trace | TraceSet) -> Plot:
         series.append(Series(line.label, tuple(xs), tuple(v for _, v in ys), low, high,
                              line.style))
     return Plot(name, chart.title, chart.desc, chart.xlabel, chart.ylabel, tuple(series),
-                chart.xscale, chart.yscale)
+                chart.xscale, chart.yscale, chart.size)
+
+
+def _x_values(trace: Trace, line: Line, count: int) -> list[float]:
+    if line.x is POSITIONS:
+        return [float(position) for position in range(line.first, line.first + count)]
+    return [value for _, value in _points(trace, line.x)]
+
+
+def _band(trace: Trace, line: Line) -> tuple[tuple[float, ...] | None, tuple[float, ...] | None]:
+    if line.low is None or line.high is None:
+        return None, None
+    return (tuple(v for _, v in _points(trace, line.low)),
+            tuple(v for _, v in _points(trace, line.high)))
 
 
 #: The suffix of a chart's phone-width rendering (a narrower figure, the same values).
@@ -174,12 +191,12 @@ def _same_x(trace: Trace, line: Line, first: Line) -> bool:
     """Both lines are plotted against the same x values (positions, or equal traced values:
     the table then names each row by the first line's x paths)."""
     if line.x is POSITIONS or first.x is POSITIONS:
-        return line.x is first.x
+        return line.x is first.x and line.first == first.first
     return [v for _, v in _points(trace, line.x)] == [v for _, v in _points(trace, first.x)]
 
 
 def _row_heads(trace: Trace, line: Line, count: int) -> list[Markup | str]:
     """The traced x values of a line, or its positions in words."""
     if line.x is POSITIONS:
-        return [number_words(position) for position in range(1, count + 1)]
+        return [number_words(position) for position in range(line.first, line.first + count)]
     return [traced(trace, path) for path, _ in _points(trace, line.x)]

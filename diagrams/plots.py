@@ -37,6 +37,10 @@ MARKERS = ("o", "s", "^", "D", "v", "x")
 BAND_ALPHA = 0.25
 #: Longer series get a marker on about this many points only.
 MARKED = 12
+#: A plot's width and height in inches, unless it names its own.
+SIZE = (6.4, 3.6)
+#: The phone-width rendering's size: scaled to a phone's column, its text stays readable.
+NARROW_SIZE = (4.0, 3.4)
 #: "log2" is a base-two log axis ticked at the plotted x values (depths that double).
 SCALES = ("linear", "log", "log2", "symlog")
 
@@ -71,12 +75,17 @@ class Plot:
     yscale: str = "linear"
     #: Drawn for a phone-width column: a narrower figure, the legend in one column below.
     narrow: bool = False
+    #: Width and height in inches (default `SIZE`); a narrower figure keeps its text
+    #: readable when a phone scales it down to the column.
+    size: tuple[float, float] | None = None
 
 
 def _check(plot: Plot) -> None:
     where = f"<plot {plot.plot_id}>"
     if not ID_RE.fullmatch(plot.plot_id):
         raise RenderError(where, None, "plot id must match [A-Za-z][A-Za-z0-9_-]*")
+    if plot.size is not None and not all(0 < side <= 20 for side in plot.size):
+        raise RenderError(where, None, "a plot's size is a width and a height in inches")
     if plot.xscale not in SCALES or plot.yscale not in SCALES:
         raise RenderError(where, None, f"axis scales must be one of {', '.join(SCALES)}")
     for series in plot.series:
@@ -94,7 +103,8 @@ def _draw(plot: Plot) -> str:
                 "axes.edgecolor": "black", "text.color": "black", "axes.labelcolor": "black",
                 "xtick.color": "black", "ytick.color": "black", "font.family": "DejaVu Sans"}
     with matplotlib.rc_context(settings):
-        figure, axes = pyplot.subplots(figsize=(4.0, 3.4) if plot.narrow else (6.4, 3.6))
+        size = NARROW_SIZE if plot.narrow else (plot.size or SIZE)
+        figure, axes = pyplot.subplots(figsize=size)
         try:
             for place, series in enumerate(plot.series):
                 index = place if series.style is None else series.style
@@ -144,7 +154,13 @@ def _scale(axes: object, plot: Plot) -> None:
         axes.xaxis.set_minor_locator(ticker.NullLocator())
     else:
         axes.set_xscale(plot.xscale)
-    axes.set_yscale("log", base=2) if plot.yscale == "log2" else axes.set_yscale(plot.yscale)
+    if plot.yscale in ("log", "log2"):
+        # A zero (an untouched embedding's error, say) has no place on a log axis: leave the
+        # point out of the drawing (its values table still shows it) rather than clip it to
+        # the axis's edge, which would draw a line falling off the chart.
+        axes.set_yscale("log", base=2 if plot.yscale == "log2" else 10, nonpositive="mask")
+    else:
+        axes.set_yscale(plot.yscale)
 
 
 def render_plot(plot: Plot) -> str:

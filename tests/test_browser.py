@@ -30,7 +30,8 @@ from browser_support import (
 )
 from site_support import serve
 
-PAGES = ("index.html", "labs/gradient-flow.html", "trace.html", "building.html", "404.html")
+PAGES = ("index.html", "labs/gradient-flow.html", "labs/residual-stream.html", "trace.html",
+         "building.html", "404.html")
 THEMES = {"light": "default", "dark": "slate"}
 # axe-core findings in markup the theme owns, not our content: (rule, selector part, reason).
 THEME_OWNED: tuple[tuple[str, str, str], ...] = (

@@ -41,7 +41,7 @@ def split_path(path: object) -> re.Match[str] | None:
 def key_text(spec: RecordSpec, record: Record) -> str:
     """A keyed record's key value as the trace writes it (``0.5``, ``4``)."""
     assert spec.keyed_by is not None
-    return trace_repr(getattr(record, spec.by_name[spec.keyed_by].attr))
+    return trace_repr(record.value(spec.by_name[spec.keyed_by].attr))
 
 
 class PathIndex:
@@ -75,7 +75,7 @@ class PathIndex:
         if key is None:
             raise self.error(path, f"{spec.kind} has no key {match['field']}; its keys are "
                              f"{', '.join(spec.key_names())}")
-        value = getattr(record, key.attr)
+        value = record.value(key.attr)
         return value if match["index"] is None else self.element(path, spec, key.name, value,
                                                                   int(match["index"]))
 

@@ -138,6 +138,14 @@ class Record:
         """The values by attribute name, in line order."""
         return dict(self._values)
 
+    def value(self, attr: str) -> Any:
+        """One value by attribute name, also for a key that attribute access cannot reach
+        (a key named ``kind`` reads as the record's kind)."""
+        try:
+            return self._values[attr]
+        except KeyError:
+            raise AttributeError(f"{self._kind} has no key {attr}") from None
+
 
 @dataclass(frozen=True)
 class Invariant:

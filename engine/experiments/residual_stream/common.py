@@ -75,6 +75,7 @@ def add(x: np.ndarray, write: np.ndarray) -> np.ndarray:
     return x + write
 
 
+# --8<-- [start:walk]
 def walk(model: Decoder, tokens: np.ndarray, *, merge: Merge = add,
          skip: Collection[int] = (), after_block: AfterBlock | None = None,
          ) -> list[np.ndarray]:
@@ -98,6 +99,7 @@ def _sublayer(model: Decoder, x: np.ndarray, norm: Any, branch: Any, merge: Merg
     write = branch(norm(stream) if config.norm == "pre" else stream).value
     merged = merge(x, write) if config.variant == "residual" else write
     return merged if config.norm == "pre" else norm(TensorValue.constant(merged)).value
+# --8<-- [end:walk]
 
 
 def writes(model: Decoder, tokens: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:

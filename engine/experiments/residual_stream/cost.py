@@ -48,6 +48,7 @@ class Flops:
     add_share: float
 
 
+# --8<-- [start:flops]
 def flops(setting: str, width: int, depth: int, context: int, hidden: int,
           heads: int) -> Flops:
     keys = (context + 1) / 2
@@ -56,6 +57,7 @@ def flops(setting: str, width: int, depth: int, context: int, hidden: int,
     mlp = 4.0 * width * hidden
     return Flops(setting, width, depth, context, hidden, heads, add, attention, mlp,
                  add / (add + attention + mlp))
+# --8<-- [end:flops]
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,7 @@ def _buffer(array: np.ndarray) -> np.ndarray:
     return array
 
 
+# --8<-- [start:tape-holders]
 def _holder(node: TensorValue, stream_ids: set[int], hidden: int) -> str:
     if node.op == "parameter":
         return "parameters"
@@ -96,6 +99,7 @@ def _holder(node: TensorValue, stream_ids: set[int], hidden: int) -> str:
     if node.op in ("matmul", "gelu") and node.shape[-1] == hidden:
         return "mlp-hidden"
     return "other-values"
+# --8<-- [end:tape-holders]
 
 
 def tape_memory(model: Decoder, corpus: ArithmeticCorpus, batch: int,

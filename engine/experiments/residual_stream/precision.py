@@ -77,11 +77,13 @@ class Precision:
     formats: tuple[FormatResult, ...]
 
 
+# --8<-- [start:lost-fraction]
 def lost_fraction(x: np.ndarray, update: np.ndarray,
                   rounding: Callable[[np.ndarray], np.ndarray]) -> float:
     base = rounding(x)
     applied = rounding(base + rounding(update)) - base
     return float(np.linalg.norm(applied - update) / np.linalg.norm(update))
+# --8<-- [end:lost-fraction]
 
 
 def format_result(model: Decoder, name: str, states: list[np.ndarray], tokens: np.ndarray,

@@ -55,6 +55,7 @@ class Projection:
     shortcuts: tuple[Shortcut, ...]
 
 
+# --8<-- [start:shortcut-matrix]
 def shortcut_matrix(kind: str, rng: np.random.Generator, d: int, d_out: int,
                     gain: float) -> np.ndarray:
     if kind == "identity":
@@ -64,6 +65,7 @@ def shortcut_matrix(kind: str, rng: np.random.Generator, d: int, d_out: int,
         return (q * np.sign(np.diag(r)))[:d, :]
     scale = gain if kind == "badly-scaled" else 1.0
     return rng.standard_normal((d, d_out)) * (scale / np.sqrt(d_out))
+# --8<-- [end:shortcut-matrix]
 
 
 def shortcut_stack(kind: str, seed: int, config: ProjectionConfig) -> Shortcut:

@@ -28,12 +28,14 @@ from engine.models import Decoder
 QUANTIZED = (".attn.wq", ".attn.wk", ".attn.wv", ".attn.wo", ".mlp.w1", ".mlp.w2")
 
 
+# --8<-- [start:quantize]
 def quantize(weight: np.ndarray, bits: int) -> np.ndarray:
     """Symmetric per-output-channel quantization of ``weight`` ``[in, out]``, dequantized."""
     levels = 2 ** (bits - 1) - 1
     scale = np.max(np.abs(weight), axis=0, keepdims=True) / levels
     scale = np.where(scale == 0.0, 1.0, scale)
     return np.clip(np.round(weight / scale), -levels, levels) * scale
+# --8<-- [end:quantize]
 
 
 def quantized_copy(model: Decoder, bits: int) -> Decoder:

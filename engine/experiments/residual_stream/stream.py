@@ -120,6 +120,7 @@ class EarlyExit:
     points: tuple[ExitPoint, ...]
 
 
+# --8<-- [start:early-exit]
 def exit_point(model: Decoder, tokens: np.ndarray, targets: np.ndarray,
                threshold: float) -> ExitPoint:
     """One threshold: run the blocks, stopping each token as the module docstring says."""
@@ -138,6 +139,7 @@ def exit_point(model: Decoder, tokens: np.ndarray, targets: np.ndarray,
     depth = len(model.blocks)
     return ExitPoint(threshold, float(np.mean(blocks_run)), loss,
                      float(np.mean(blocks_run < depth)))
+# --8<-- [end:early-exit]
 
 
 def early_exit(model: Decoder, tokens: np.ndarray, targets: np.ndarray,

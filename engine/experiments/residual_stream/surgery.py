@@ -69,6 +69,7 @@ class Pruning:
     angular_beats_last: int
 
 
+# --8<-- [start:pruning]
 def pruning(model: Decoder, tokens: np.ndarray, targets: np.ndarray) -> Pruning:
     states = walk(model, tokens)
     depth = len(model.blocks)
@@ -85,3 +86,4 @@ def pruning(model: Decoder, tokens: np.ndarray, targets: np.ndarray) -> Pruning:
     wins = sum(a < b for a, b in zip(angular[1:-1], last[1:-1], strict=True))
     return Pruning(depth, tuple(single), tuple(starts), tuple(angular), tuple(each),
                    tuple(last), wins)
+# --8<-- [end:pruning]

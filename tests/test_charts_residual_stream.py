@@ -1,0 +1,90 @@
+"""The decoder lab's charts (diagrams/charts_residual_stream.py): every one renders from the
+golden residual-stream-v1 trace, its texts hold no digits, its values table holds only traced
+spans, and positions counted from zero start at the embedding."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from paths import GOLDEN_DIR
+
+from diagrams import charts_residual_stream
+from diagrams.chart_spec import POSITIONS
+from diagrams.charts import CHARTS, chart_names, plot_of, render_chart, values_table
+from diagrams.format import number_tokens
+from tracefile import SCHEMAS, Trace, load_trace
+
+NAMES = [chart.name for chart in charts_residual_stream.CHARTS]
+
+
+@pytest.fixture(scope="module")
+def trace() -> Trace:
+    return load_trace(GOLDEN_DIR / "residual-stream-v1.trace", SCHEMAS["residual-stream-v1"])
+
+
+def test_the_lab_charts_are_registered_under_their_own_names() -> None:
+    assert len(set(NAMES)) == len(NAMES) and all(name.startswith("rs-") for name in NAMES)
+    assert all(CHARTS[name] is chart for name, chart in zip(NAMES, charts_residual_stream.CHARTS,
+                                                            strict=True))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_chart_renders_from_the_golden_trace(trace: Trace, name: str) -> None:
+    svg = render_chart(name, trace)
+    assert svg.startswith("<svg") and f'data-diagram="{name}"' in svg
+    assert svg == render_chart(name, trace), "rendering must be deterministic"
+    assert "#000000" not in svg and "<metadata" not in svg
+    assert name in chart_names(trace)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_chart_texts_hold_no_digits(name: str) -> None:
+    chart = CHARTS[name]
+    texts = [chart.title, chart.desc, chart.xlabel, chart.ylabel,
+             *(line.label for line in chart.lines)]
+    assert [t for t in texts if number_tokens(t)] == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_plotted_value_is_a_traced_span(trace: Trace, name: str) -> None:
+    table = str(values_table(name, trace))
+    outside = re.sub(r'<span class="tv"[^>]*>[^<]*</span>', "", table)
+    assert number_tokens(re.sub(r"<[^>]*>", " ", outside)) == []
+    plot = plot_of(name, trace)
+    spans = table.count('class="tv"')
+    assert spans >= sum(len(series.y) for series in plot.series)
+
+
+def test_positions_from_zero_start_at_the_embedding(trace: Trace) -> None:
+    plot = plot_of("rs-stream-norms", trace)
+    stream, attention, _ = plot.series
+    depth = trace.resolve("STREAM.depth")
+    assert stream.x == tuple(float(k) for k in range(depth + 1))
+    assert attention.x == tuple(float(k) for k in range(1, depth + 1))
+    assert stream.y == trace.resolve("STREAM.stream-norm")
+    table = str(values_table("rs-stream-norms", trace))
+    # Lines whose positions start differently keep rows of their own: the embedding's row is
+    # named zero and holds only the stream's norm.
+    assert '<th scope="row">zero</th>' in table
+    assert table.count('<th scope="row">eight</th>') == 3
+
+
+def test_lines_from_the_same_position_share_rows(trace: Trace) -> None:
+    chart = CHARTS["rs-logit-lens"]
+    assert all(line.x is POSITIONS and line.first == 0 for line in chart.lines)
+    table = str(values_table("rs-logit-lens", trace))
+    assert table.count("<tr>") == 1 + len(trace.resolve("LENS.residual"))
+
+
+def test_training_curves_share_their_evaluation_steps(trace: Trace) -> None:
+    steps = {record.eval_steps for record in trace.training}
+    assert len(steps) == 1
+    table = str(values_table("rs-training-residual", trace))
+    assert table.count("<tr>") == 1 + len(steps.pop())
+
+
+def test_a_zero_on_the_log_axis_stays_in_the_values_table(trace: Trace) -> None:
+    table = str(values_table("rs-quantization", trace))
+    assert 'data-trace="residual-stream-v1:QUANTIZATION[residual-eight-bit].stream-error[0]"' \
+        in table

@@ -1,0 +1,89 @@
+"""The decoder lab's page, docs/labs/residual-stream.md, in the session's build (golden traces,
+--build-dir, --out and a shared --cache-dir in pytest's temporary folders): it is built, it
+sits under Labs in the navigation, the provenance audit finds nothing on it, and it carries
+every chart of the lab, its tables and its source listings."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from site_support import BuiltSite
+
+from diagrams import charts_residual_stream
+from sitebuild.gates.audit import audit_site
+from tracefile import SCHEMAS, TraceSet, load_trace
+
+pytestmark = pytest.mark.slow
+
+PAGE = "labs/residual-stream.html"
+TRACE = "residual-stream-v1"
+#: Measured when the page was written: under half a megabyte, most of it the charts' SVG and
+#: their folded tables of traced values.
+PAGE_BUDGET = 800_000
+#: The functions of the named source regions the page includes (from
+#: engine/experiments/residual_stream/), as the highlighter marks a function's name.
+LISTINGS = ("walk", "exit_point", "pruning", "quantize", "lost_fraction", "flops", "_holder",
+            "shortcut_matrix")
+
+
+def published_traces(site: Path) -> TraceSet:
+    """Every trace the site published (under trace/), the lab's by default."""
+    return TraceSet({trace_id: load_trace(site / "trace" / schema.file_name, schema)
+                     for trace_id, schema in SCHEMAS.items()}, TRACE)
+
+
+@pytest.fixture(scope="module")
+def page(built_site: Path) -> str:
+    return (built_site / PAGE).read_text(encoding="utf-8")
+
+
+def test_the_build_with_the_page_passes_its_gates(site_build: BuiltSite) -> None:
+    assert (site_build.site / PAGE).is_file()
+    assert re.search(r"\[build\] gates\s+\S+\s+no findings", site_build.stdout), site_build.stdout
+
+
+def test_the_audit_finds_nothing_on_the_page(built_site: Path) -> None:
+    findings = [str(f) for f in audit_site(built_site, published_traces(built_site))
+                if PAGE in str(f)]
+    assert findings == []
+
+
+def test_the_page_is_under_labs_in_the_navigation(built_site: Path) -> None:
+    index = (built_site / "index.html").read_text(encoding="utf-8")
+    nav = index[index.index('<nav class="md-nav md-nav--primary"'):]
+    assert re.search(r">\s*Labs\s*<", nav)
+    assert f'href="{PAGE}"' in nav
+
+
+def test_every_number_on_the_page_names_a_value_of_a_trace(page: str) -> None:
+    spans = re.findall(r'<span class="tv" data-trace="([^"]+)"', page)
+    assert len(spans) > 300
+    # Unqualified paths on the page resolve in the page's own trace (its front matter).
+    assert {span.partition(":")[0] for span in spans} == {TRACE}
+    assert f'data-trace="{TRACE}:CORPUS.unigram"' in page
+
+
+def test_the_page_shows_every_chart_with_its_values(page: str) -> None:
+    for chart in charts_residual_stream.CHARTS:
+        assert f'<figure class="residual-chart" id="{chart.name}">' in page, chart.name
+        assert f'data-diagram="{chart.name}"' in page, f"{chart.name}: no SVG"
+        assert f'data-chart="{chart.name}"' in page, f"{chart.name}: no values table"
+
+
+def test_the_page_includes_its_source_listings(page: str) -> None:
+    for name in LISTINGS:
+        assert f'<span class="nf">{name}</span>' in page, name
+    assert "--8&lt;--" not in page and "--8<--" not in page
+
+
+def test_the_exercises_fold_their_answers(page: str) -> None:
+    exercises = page[page.index('id="exercises"'):]
+    assert exercises.count('<details class="question" open="open">') >= 4
+    assert exercises.count('<details class="success">') >= 4
+
+
+def test_the_page_weight_stays_within_budget(built_site: Path) -> None:
+    size = (built_site / PAGE).stat().st_size
+    assert size < PAGE_BUDGET, f"{PAGE} is {size} bytes"
