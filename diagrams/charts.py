@@ -116,19 +116,6 @@ def _band(trace: Trace, line: Line) -> tuple[tuple[float, ...] | None, tuple[flo
 NARROW = "-narrow"
 
 
-def _x_values(trace: Trace, line: Line, count: int) -> list[float]:
-    if line.x is POSITIONS:
-        return [float(position) for position in range(1, count + 1)]
-    return [value for _, value in _points(trace, line.x)]
-
-
-def _band(trace: Trace, line: Line) -> tuple[tuple[float, ...] | None, tuple[float, ...] | None]:
-    if line.low is None or line.high is None:
-        return None, None
-    return (tuple(v for _, v in _points(trace, line.low)),
-            tuple(v for _, v in _points(trace, line.high)))
-
-
 def render_chart(name: str, traces: Trace | TraceSet) -> str:
     """The chart's inline SVG (``NAME-narrow``: its phone-width rendering)."""
     if name.endswith(NARROW) and name.removesuffix(NARROW) in CHARTS:
