@@ -91,7 +91,8 @@ def _format_sci(value: float) -> str:
     # the base; both are reproduced by this same function when the audit re-formats the value.
     mantissa, exponent = f"{value:.2e}".split("e")
     power = str(int(exponent)).translate(_SUPERSCRIPT)
-    return f"{mantissa} × 10{power}".replace("-", MINUS)
+    # No-break spaces: a list of these may wrap between its items but never inside a number.
+    return f"{mantissa}\u00a0×\u00a010{power}".replace("-", MINUS)
 
 
 def traced(traces: Trace | TraceSet, path: str, fmt: str = "exact") -> Markup:

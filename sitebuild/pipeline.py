@@ -118,7 +118,7 @@ def exclusive(build_dir: Path, say: Callable[[str], None] = print) -> Iterator[N
 
 #: Temporary folders a build makes (engine runs, cache entries being written, generated files
 #: and the site being assembled, a replaced folder): each name carries ``-pid<PID>``.
-TEMPORARY = re.compile(r"(?:\.|engine-)[\w.-]*?-pid(\d+)(?:-.*)?")
+TEMPORARY = re.compile(r"(?:\.[\w.-]*?-|engine-)pid(\d+)(?:-.*)?")
 
 
 def temp_prefix(name: str) -> str:

@@ -227,7 +227,10 @@ def test_search_finds_words(browser: Any, site_url: str, word: str, page: str) -
         hrefs = [results.nth(i).get_attribute("href") or "" for i in range(results.count())]
         paths = {urlsplit(urljoin(tab.url, href)).path for href in hrefs}
         assert "/" + page in paths, f"no result for {word!r} on {page}: {hrefs}"
-        results.first.click()
+        # Other pages may rank first (the labs say "residual" more often); follow this page's.
+        wanted = next(i for i, href in enumerate(hrefs)
+                      if urlsplit(urljoin(tab.url, href)).path == "/" + page)
+        results.nth(wanted).click()
         tab.wait_for_url(f"**/{page}*")
         tab.locator("article mark").first.wait_for()  # search.highlight marks the word
         seen.assert_clean()
@@ -277,5 +280,5 @@ def test_provenance_on_tap_and_keyboard(browser: Any, site_url: str) -> None:
         tab.keyboard.press("Tab")  # the next traced number of the opening paragraphs
         focused = tab.evaluate("[document.activeElement.className, "
                                "document.activeElement.getAttribute('title')]")
-        assert focused[0] == "tv" and popover.text_content() == focused[1]
+        assert "tv" in focused[0].split() and popover.text_content() == focused[1]
         seen.assert_clean()

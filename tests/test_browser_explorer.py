@@ -11,21 +11,21 @@ from typing import Any
 
 import pytest
 import site_support
-from browser_support import DESKTOP, PHONE, launch, run_axe, set_scheme, visit
-from lab_support import LAB_PAGE, lab_site, lab_traces
+from browser_support import DESKTOP, PHONE, run_axe, set_scheme, visit
+from lab_support import LAB_PAGE, lab_traces
 from test_browser import assert_no_content_violations
 
 from diagrams.format import format_value
 from tracefile import TraceSet
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 SHOWN_CELL = ".gf-cell:not([hidden])"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return lab_site(tmp_path_factory)[0]
+def site(built_site: Path) -> Path:
+    return built_site
 
 
 @pytest.fixture(scope="module")
@@ -37,12 +37,6 @@ def traces(site: Path) -> TraceSet:
 def lab_url(site: Path) -> Iterator[str]:
     with site_support.serve(site) as url:
         yield url + LAB_PAGE
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launch() as chromium:
-        yield chromium
 
 
 def cell_of(traces: TraceSet, factor: float, depth: int) -> int:

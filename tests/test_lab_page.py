@@ -8,7 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from lab_support import LAB_PAGE, lab_site, lab_traces
+from lab_support import LAB_PAGE, lab_traces
+from site_support import BuiltSite
 
 from diagrams import charts_gradient_flow
 from sitebuild.gates.audit import audit_site
@@ -21,8 +22,8 @@ PAGE_BUDGET = 2_200_000
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    return lab_site(tmp_path_factory)
+def built(site_build: BuiltSite) -> tuple[Path, str]:
+    return site_build.site, site_build.stdout
 
 
 def test_the_build_passes_its_gates_with_the_lab(built: tuple[Path, str]) -> None:

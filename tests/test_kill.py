@@ -1,0 +1,99 @@
+"""Killed builds: SIGKILL at each phase leaves the published site as it was, and the next build
+clears what the killed one left behind (temporary folders named with its pid) and succeeds."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from paths import GOLDEN_REPORT, GOLDEN_TRACE, ROOT
+from site_support import SHARED_CACHE, build_or_fail, tree_digest
+
+from sitebuild.pipeline import TEMPORARY, remove_leftovers, temp_prefix
+
+# (phase, what exists only while that phase runs): the build is killed as soon as it does.
+PHASES = {
+    "engine": lambda build, out: any(p.name.startswith("engine-pid") for p in build.iterdir()),
+    "mkdocs": lambda build, out: any(p.name.startswith(f".{out.name}-tmp-pid")
+                                     for p in build.iterdir()),
+}
+
+
+def leftovers(*folders: Path) -> list[str]:
+    return sorted(p.name for folder in folders if folder.is_dir() for p in folder.iterdir()
+                  if TEMPORARY.fullmatch(p.name))
+
+
+def dead_pid() -> int:
+    """A pid no process has: a finished child's, reaped."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+@pytest.mark.parametrize("name", [
+    temp_prefix("engine") + "x1", ".site-tmp-pid42-x1", ".site-old-pid42", ".tmp-engine-a-pid42-x1",
+])
+def test_every_temporary_name_a_build_makes_is_recognised(name: str) -> None:
+    assert TEMPORARY.fullmatch(name), name
+
+
+def test_leftovers_of_a_dead_build_go_and_a_live_builds_stay(tmp_path: Path) -> None:
+    dead, live = dead_pid(), os.getppid()
+    for name in (f"engine-pid{dead}-a", f".site-tmp-pid{dead}-b", f"engine-pid{live}-c",
+                 "engine-results", "site"):
+        (tmp_path / name).mkdir()
+    assert remove_leftovers(tmp_path) == [f".site-tmp-pid{dead}-b", f"engine-pid{dead}-a"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f"engine-pid{live}-c", "engine-results", "site"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("phase", PHASES)
+def test_a_build_killed_in_a_phase_leaves_the_site_and_the_next_build_clean(
+        tmp_path: Path, phase: str) -> None:
+    out, build = tmp_path / "site", tmp_path / "build"
+    build_or_fail(out, build)  # the previous site
+    before = tree_digest(out)
+    # A cold cache for the killed build, so its engine phase really runs.
+    args = [sys.executable, "build_site.py", "build", "--out", str(out), "--build-dir",
+            str(build), "--cache-dir", str(tmp_path / "cold"), "--force",
+            "--trace", str(GOLDEN_TRACE), "--report", str(GOLDEN_REPORT)]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 240
+    while not PHASES[phase](build, out):
+        assert proc.poll() is None, f"the build ended before its {phase} phase was seen"
+        assert time.monotonic() < deadline, f"the {phase} phase never started"
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+    assert tree_digest(out) == before, "the published site changed"
+    assert leftovers(build), "a killed build should have left its temporary folder"
+    build_or_fail(out, build, extra=("--cache-dir", str(SHARED_CACHE["dir"]), "--force"))
+    assert leftovers(build, build / "cache", tmp_path) == []
+
+
+@pytest.mark.slow
+def test_sigterm_stops_a_build_cleanly(tmp_path: Path) -> None:
+    out, build = tmp_path / "site", tmp_path / "build"
+    build_or_fail(out, build)
+    before = tree_digest(out)
+    proc = subprocess.Popen(
+        [sys.executable, "build_site.py", "build", "--out", str(out), "--build-dir", str(build),
+         "--cache-dir", str(tmp_path / "cold"), "--force"], cwd=ROOT,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 240
+    while not PHASES["engine"](build, out):
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.strip() == "engine: interrupted", err
+    assert tree_digest(out) == before
+    assert leftovers(build, tmp_path / "cold") == []
