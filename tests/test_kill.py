@@ -7,8 +7,11 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 import pytest
 from paths import GOLDEN_REPORT, GOLDEN_TRACE, ROOT
@@ -16,12 +19,31 @@ from site_support import SHARED_CACHE, build_or_fail, tree_digest
 
 from sitebuild.pipeline import TEMPORARY, remove_leftovers, temp_prefix
 
-# (phase, what exists only while that phase runs): the build is killed as soon as it does.
-PHASES = {
-    "engine": lambda build, out: any(p.name.startswith("engine-pid") for p in build.iterdir()),
-    "mkdocs": lambda build, out: any(p.name.startswith(f".{out.name}-tmp-pid")
-                                     for p in build.iterdir()),
+# (phase, what shows that phase is running): the build is killed as soon as it does. The
+# engine and MkDocs phases make temporary folders; the gates start when MkDocs's line is out.
+PHASES: dict[str, Callable[[Path, Path, list[str]], bool]] = {
+    "engine": lambda build, out, lines: any(p.name.startswith("engine-pid")
+                                            for p in build.iterdir()),
+    "mkdocs": lambda build, out, lines: any(p.name.startswith(f".{out.name}-tmp-pid")
+                                            for p in build.iterdir()),
+    "gates": lambda build, out, lines: any(line.startswith("[build] mkdocs ")
+                                           and "FAILED" not in line for line in lines),
 }
+
+
+def started(args: list[str]) -> tuple[subprocess.Popen[str], list[str]]:
+    """The build running, and the list its stdout lines are appended to as they come."""
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    lines: list[str] = []
+    assert proc.stdout is not None
+    threading.Thread(target=_collect, args=(proc.stdout, lines), daemon=True).start()
+    return proc, lines
+
+
+def _collect(stream: IO[str], lines: list[str]) -> None:
+    for line in stream:
+        lines.append(line)
 
 
 def leftovers(*folders: Path) -> list[str]:
@@ -64,10 +86,9 @@ def test_a_build_killed_in_a_phase_leaves_the_site_and_the_next_build_clean(
     args = [sys.executable, "build_site.py", "build", "--out", str(out), "--build-dir",
             str(build), "--cache-dir", str(tmp_path / "cold"), "--force",
             "--trace", str(GOLDEN_TRACE), "--report", str(GOLDEN_REPORT)]
-    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc, lines = started(args)
     deadline = time.monotonic() + 240
-    while not PHASES[phase](build, out):
+    while not PHASES[phase](build, out, lines):
         assert proc.poll() is None, f"the build ended before its {phase} phase was seen"
         assert time.monotonic() < deadline, f"the {phase} phase never started"
         time.sleep(0.01)
@@ -89,7 +110,7 @@ def test_sigterm_stops_a_build_cleanly(tmp_path: Path) -> None:
          "--cache-dir", str(tmp_path / "cold"), "--force"], cwd=ROOT,
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 240
-    while not PHASES["engine"](build, out):
+    while not PHASES["engine"](build, out, []):
         assert proc.poll() is None and time.monotonic() < deadline
         time.sleep(0.01)
     proc.send_signal(signal.SIGTERM)
