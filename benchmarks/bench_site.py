@@ -11,6 +11,8 @@ scenario alike:
 - ``floor``: ``mkdocs build`` of the pages already rendered by our hook (the same Markdown,
   assets, vendored KaTeX and trace files, the same theme and extensions), without our hook,
   engine, figures or gates: what any MkDocs site of these pages costs;
+- ``cold-cached``: ``build_site.py build`` with an empty build folder except the engine's cached
+  runs (the labs train models for half a minute; their cost is its own line, ``cold``);
 - ``cold``: ``build_site.py build`` with an empty build folder;
 - ``no-change``: the same build again with nothing changed;
 - ``docs-edit``: a build after a sentence is appended to a page;
@@ -40,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 IGNORED = shutil.ignore_patterns("build", "site", ".git", ".venv", ".venv-tools",
                                  "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache",
                                  ".hypothesis")
-SCENARIOS = ("floor", "cold", "no-change", "docs-edit", "engine-edit", "serve-edit")
+SCENARIOS = ("floor", "cold-cached", "cold", "no-change", "docs-edit", "engine-edit", "serve-edit")
 ENV = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
 
 
@@ -166,11 +168,28 @@ def wait(condition, timeout: float = 120.0, poll: float = 0.2) -> None:
     raise SystemExit("timed out waiting for the server")
 
 
+def empty_build(project: Project, keep_engine_runs: bool) -> None:
+    """Remove the build folder, optionally keeping the engine's cache entries."""
+    build, kept = project.root / "build", project.root.parent / "kept-engine-runs"
+    shutil.rmtree(kept, ignore_errors=True)
+    kept.mkdir()
+    if keep_engine_runs:
+        for entry in (build / "cache").glob("engine-*"):
+            shutil.move(entry, kept / entry.name)
+    shutil.rmtree(build, ignore_errors=True)
+    if any(kept.iterdir()):
+        (build / "cache").mkdir(parents=True)
+        for entry in kept.iterdir():
+            shutil.move(entry, build / "cache" / entry.name)
+
+
 def one_round(project: Project, floor: Path, times: dict[str, list[float]]) -> None:
     times["floor"].append(timed(lambda: project.run(
         "-m", "mkdocs", "build", "-q", "-f", str(floor / "mkdocs.yml"),
         "-d", str(floor / "site"))))
-    shutil.rmtree(project.root / "build", ignore_errors=True)
+    empty_build(project, keep_engine_runs=True)
+    times["cold-cached"].append(timed(project.build))
+    empty_build(project, keep_engine_runs=False)
     times["cold"].append(timed(project.build))
     times["no-change"].append(timed(project.build))
     project.append("docs/building.md", "\nA measured sentence {n}.\n")
