@@ -337,6 +337,18 @@ def generate(root: Path, traces: TraceSet, target: Path, cache: Cache
     return status, files
 
 
+def generated_on_disk(folder: Path, key: str) -> dict[str, bytes] | None:
+    """The files ``generate`` left in ``folder`` if they were made under ``key``, else None
+    (the figure gate then renders the diagrams again rather than trust another build's)."""
+    try:
+        if (folder / KEY_STAMP).read_bytes() != key.encode("ascii"):
+            return None
+        return {path.name: path.read_bytes() for path in sorted(folder.iterdir())
+                if path.is_file() and path.name != KEY_STAMP}
+    except OSError:
+        return None
+
+
 class GatesFailed(BuildError):
     """The gates found defects; ``str`` is the first finding's own line plus a count and the
     file that lists them all (``report``: written by the caller)."""

@@ -69,3 +69,12 @@ def test_jobs_run_once_then_come_from_the_cache(tmp_path: Path) -> None:
     assert chapter.files["learner-report.txt"] == (ROOT / "tests" / "golden" /
                                                    "learner-report.txt").read_bytes()
     assert not any(tmp_path.glob("engine-*")), "the engine's scratch folder was left behind"
+
+
+def test_the_last_builds_figures_are_reused_only_under_their_own_key(tmp_path: Path) -> None:
+    folder = tmp_path / "generated"
+    pipeline.write_folder(folder, {"a.svg": b"<svg/>", "t.html": b"<table/>",
+                                   pipeline.KEY_STAMP: b"k1"})
+    assert pipeline.generated_on_disk(folder, "k1") == {"a.svg": b"<svg/>", "t.html": b"<table/>"}
+    assert pipeline.generated_on_disk(folder, "k2") is None
+    assert pipeline.generated_on_disk(tmp_path / "missing", "k1") is None
