@@ -1,9 +1,12 @@
-"""A small numpy (float64) reverse-mode autodiff engine and the Chapter 24 fixtures.
+"""A small numpy (float64) reverse-mode autodiff engine, the chapter's fixtures and the labs'
+models and experiments: everything that computes a traced value.
 
 Public surface: `TensorValue` and `GraphRetention` (engine.tensor), the ops in
 engine.ops, the layers and block stacks in engine.nn, seeded initializers (engine.init),
-`SGD` and `Adam` (engine.optim), `gradcheck` (engine.gradcheck), the fixtures
-(engine.fixtures), `render_report` (engine.report) and `render_trace` (engine.trace).
+`SGD` and `Adam` (engine.optim), `gradcheck` (engine.gradcheck), the chapter's fixtures
+(engine.fixtures), the decoder and its training loop (engine.models), the arithmetic corpus
+(engine.data), the labs' experiments (engine.experiments), `render_report` (engine.report)
+and `render_trace` (engine.trace).
 Run ``python -m engine --help`` for the command line. Importing the package raises glibc's
 malloc thresholds once (engine/allocator.py), which changes speed, never results.
 """
