@@ -119,9 +119,7 @@ def engine_phase(args: argparse.Namespace, cache: Cache, progress: Progress) -> 
         write_folder(trace_dir, {name: data for r in results for name, data in r.files.items()})
         ran = [r for r in results if r.status == "ran"]
         notes.append(f"{len(results)} job(s), {len(ran)} run, {len(results) - len(ran)} cached")
-        fresh = {trace_id: trace_dir / SCHEMAS[trace_id].file_name for trace_id in SCHEMAS}
-        differ = tuple(trace_id for trace_id, path in given.items()
-                       if not same_as_engine(path, fresh[trace_id], args.unverified_trace))
+        differ = unverified(args, given)
     for result in results:
         took = f"{result.seconds:.2f}s" if result.status == "ran" else "cached"
         progress.detail(f"{result.job.name:<28} {took}")
@@ -129,6 +127,15 @@ def engine_phase(args: argparse.Namespace, cache: Cache, progress: Progress) -> 
         progress.detail(f"--trace {trace_id}: " + ("differs from the engine's run (published "
                         "with a banner)" if trace_id in differ else "equals the engine's run"))
     return dataclasses.replace(inputs_on_disk(args, given), unverified=differ)
+
+
+def unverified(args: argparse.Namespace, given: dict[str, Path]) -> tuple[str, ...]:
+    """The ids of the --trace files that differ from the engine's run in the build folder
+    (an error naming the first differing line, unless --unverified-trace)."""
+    trace_dir = args.build_dir / "trace"
+    return tuple(trace_id for trace_id, path in given.items()
+                 if not same_as_engine(path, trace_dir / SCHEMAS[trace_id].file_name,
+                                       args.unverified_trace))
 
 
 def same_as_engine(path: Path, fresh: Path, allowed: bool) -> bool:
@@ -265,19 +272,24 @@ def docs_rebuild(args: argparse.Namespace) -> bool:
     progress = Progress("rebuild")
     try:
         with pipeline.exclusive(args.build_dir):
-            inputs = inputs_on_disk(args)
+            given = given_traces(args.trace)
+            # The banner of an unverified trace must survive an in-process rebuild.
+            inputs = dataclasses.replace(inputs_on_disk(args, given),
+                                         unverified=unverified(args, given))
             traces = TraceSet({trace_id: load_trace(path, SCHEMAS[trace_id])
                                for trace_id, path in inputs.traces.items()}, CHAPTER_TRACE)
             report = _read_report(inputs.report)
             settings = BuildSettings(traces=dict(inputs.traces),
                                      report=inputs.report if report else None,
-                                     generated=args.build_dir / "generated")
+                                     generated=args.build_dir / "generated",
+                                     unverified=inputs.unverified)
             generated_key = pipeline.generated_key(ROOT, traces)
             # The last build's diagrams, if drawn from these traces, spare the figure gate
             # drawing them all again (most of an in-process rebuild's time otherwise).
             generated = pipeline.generated_on_disk(settings.generated, generated_key)
             _site_phases(args, progress, args.out, traces, settings, generated)
-            key = freshness.site_key(ROOT, traces, report, generated_key, args.site_url)
+            key = freshness.site_key(ROOT, traces, report, generated_key, args.site_url,
+                                     inputs.unverified)
             freshness.record(args.build_dir, args.out, key)
     except LocatedError as err:
         print(" ".join(str(err).split()), file=sys.stderr, flush=True)
@@ -415,9 +427,9 @@ def _check_parser(sub: argparse._SubParsersAction) -> None:
     check.add_argument("--site", type=Path, default=ROOT / "site", metavar="DIR",
                        help="built site to check (default: site/ in the project)")
     check.add_argument("--trace", type=Path, metavar="FILE", action="append",
-                       help="trace to check against (repeatable; default for each trace: the "
-                       "engine's from the last build in BUILD-DIR/trace/, else the site's own "
-                       "copy)")
+                       help="trace to check against (repeatable), which must equal the "
+                       "engine's run (default for each trace: the engine's run, from the "
+                       "cache when its sources are unchanged)")
     check.add_argument("--build-dir", type=Path, default=BUILD, metavar="DIR",
                        help="build folder whose cache holds the engine's runs (default: build)")
     _add_cache_option(check)

@@ -255,8 +255,7 @@ def _collect(jobs: list[EngineJob], procs: dict[str, subprocess.Popen[bytes]],
         took = time.perf_counter() - started[job.name]
         code = procs[job.name].returncode
         if code != 0:
-            raise BuildError("engine", f"`python -m engine {' '.join(job.args)}` exited "
-                             f"with {code}: {_last_line(err.decode('utf-8', 'replace'))}")
+            raise engine_failure(job, code, err.decode("utf-8", "replace"))
         missing = [name for name in job.files if not (Path(tmp) / name).is_file()]
         if missing:
             raise BuildError("engine", f"`python -m engine {' '.join(job.args)}` wrote "

@@ -22,6 +22,8 @@ import pytest
 from paths import GOLDEN_REPORT, GOLDEN_TRACE
 from site_support import Published, assert_failed_cleanly, build, build_or_fail, project_copy
 
+import build_site
+
 # Quotes, markup, an entity, Jinja braces, Markdown and math characters: all legal in a name.
 HOSTILE = "q\"u'o<evil>&amp;{{7*7}}{%raw%}\\*_$z$`<!--"
 PAGE = "docs/building.md"
@@ -203,6 +205,12 @@ def test_hostile_parameter_names_are_escaped(tmp_path: Path) -> None:
     # Not the engine's run, so it publishes only as an unverified trace (with its banner).
     site = build_or_fail(tmp_path / "site", tmp_path / "build", traces=(trace,),
                          extra=("--unverified-trace",)).site
+    assert "Unverified trace" in (site / "index.html").read_text(encoding="utf-8")
+    # serve's in-process rebuild after a page edit keeps the banner.
+    args = build_site.parser().parse_args(
+        ["build", "--out", str(site), "--build-dir", str(tmp_path / "build"),
+         "--trace", str(trace), "--unverified-trace"])
+    assert build_site.docs_rebuild(args)
     assert "Unverified trace" in (site / "index.html").read_text(encoding="utf-8")
     seen_in_text = seen_in_svg = False
     for page, html in _pages(site):

@@ -78,3 +78,15 @@ def test_the_last_builds_figures_are_reused_only_under_their_own_key(tmp_path: P
     assert pipeline.generated_on_disk(folder, "k1") == {"a.svg": b"<svg/>", "t.html": b"<table/>"}
     assert pipeline.generated_on_disk(folder, "k2") is None
     assert pipeline.generated_on_disk(tmp_path / "missing", "k1") is None
+
+
+def test_an_engine_crash_is_named_by_the_file_and_line_it_happened_at() -> None:
+    job = pipeline.EngineJob("demo", ("t.trace",), ("trace", "-o", "t.trace"), ())
+    crash = ('Traceback (most recent call last):\n  File "/x/engine/__main__.py", line 9, in m\n'
+             '  File "/x/engine/ops/norms.py", line 42\n    def f(:\n'
+             "SyntaxError: invalid syntax\n")
+    err = pipeline.engine_failure(job, 1, crash)
+    assert (err.path, err.line) == ("/x/engine/ops/norms.py", 42)
+    assert "exited with 1: SyntaxError: invalid syntax" in str(err)
+    plain = pipeline.engine_failure(job, 2, "engine: no such command\n")
+    assert (plain.path, plain.line) == ("engine", None)
