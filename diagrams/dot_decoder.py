@@ -10,23 +10,19 @@ escaped labels, every number a traced value.
 
 from __future__ import annotations
 
+from diagrams.dot import exact
 from diagrams.dot_parts import close, edge, legend, node, opening, table
-from diagrams.format import format_value
 from tracefile import Trace
 
 #: The trace this figure draws from.
 TRACE = "residual-stream-v1"
 
 
-def _value(trace: Trace, path: str) -> str:
-    return format_value(trace.resolve(path), "exact")
-
-
 def decoder_block_dot(trace: Trace) -> str:
     """x → RMSNorm → attention → + → RMSNorm → MLP → +, with the stream's shape."""
-    batch, tokens = _value(trace, "TRAINING-CONFIG.batch"), _value(trace, "CORPUS.sequence-length")
-    width, heads = _value(trace, "TRAINING-CONFIG.width"), _value(trace, "TRAINING-CONFIG.heads")
-    hidden = _value(trace, "TRAINING-CONFIG.hidden")
+    batch, tokens = exact(trace, "TRAINING-CONFIG.batch"), exact(trace, "CORPUS.sequence-length")
+    width, heads = exact(trace, "TRAINING-CONFIG.width"), exact(trace, "TRAINING-CONFIG.heads")
+    hidden = exact(trace, "TRAINING-CONFIG.hidden")
     shape = f"[B, T, d] = [{batch}, {tokens}, {width}]"
     lines = opening("decoder_block", rankdir="TB")
     lines += legend()

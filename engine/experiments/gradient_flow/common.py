@@ -13,17 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from engine.fixtures.common import Vector, flat
 from engine.tensor import TensorValue
-
-Vector = tuple[float, ...]
 
 #: What an overflowed value is written as (with its sign); a flag next to it says it overflowed.
 CAP = sys.float_info.max
-
-
-def flat(values: Any) -> Vector:
-    """Row-major values of an array as a tuple of Python floats (exact float64 copies)."""
-    return tuple(float(value) for value in np.asarray(values, dtype=np.float64).ravel())
 
 
 def norm(values: Any) -> float:

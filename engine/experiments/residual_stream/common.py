@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from engine.fixtures.common import Vector as Vector  # re-exported to the experiments
 from engine.models import Decoder
 from engine.tensor import TensorValue
 
-Vector = tuple[float, ...]
 Merge = Callable[[np.ndarray, np.ndarray], np.ndarray]
 AfterBlock = Callable[[int, np.ndarray, np.ndarray], np.ndarray]
 
