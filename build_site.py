@@ -200,7 +200,8 @@ def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> in
                        "(--force rebuilds)")
         return 0
     with progress.phase("generate") as notes:
-        status, generated = pipeline.generate(ROOT, traces, build / "generated", cache)
+        status, generated = pipeline.generate(ROOT, traces, build / "generated", cache,
+                                               generated_key)
         notes += [shown(build / "generated"), f"(cache {status})"]
     settings = BuildSettings(traces=dict(inputs.traces), report=inputs.report if report else None,
                              generated=build / "generated", unverified=inputs.unverified)

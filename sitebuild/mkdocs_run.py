@@ -1,20 +1,11 @@
-"""The MkDocs phase and the atomic publish of the built site.
+"""The MkDocs phase: ``mkdocs build --strict`` in-process, its complaints as one line.
 
-Role: run ``mkdocs build --strict`` in-process into a temporary folder beside the
-output, turn whatever MkDocs reports into one ``FILE:LINE: message`` line, and move
-the finished folder into place only when everything passed.
-
-Contract:
-- ``mkdocs_build(root, site_dir, env, site_url)`` builds ``root/mkdocs.yml`` into
-  ``site_dir`` with ``strict=True``, the hook's environment ``env`` and ``site_url``
-  (``None``: the one in mkdocs.yml); raises ``LocatedError`` (the hook's own, or a
-  ``BuildError`` made from MkDocs' first warning or error).
-- ``temp_site_dir(out, build_dir)`` makes an empty folder on the same filesystem as
-  ``out`` (in ``build_dir`` when possible) so that publishing is a rename.
-- ``publish(tmp, out)`` replaces ``out`` by ``tmp``: on Linux one atomic exchange
-  (``renameat2(RENAME_EXCHANGE)``) so ``out`` never stops existing, elsewhere two
-  renames; on failure ``out`` is left as it was. It refuses to replace a folder that
-  does not look like a site.
+Contract: ``mkdocs_build(root, site_dir, settings, site_url)`` builds ``root/mkdocs.yml`` into
+``site_dir`` (a temporary folder: ``sitebuild.publish`` makes it and later swaps it into
+place) with ``strict=True``, handing the hook its ``BuildSettings`` through the MkDocs config
+(``configure``) and using ``site_url`` (``None``: the one in mkdocs.yml). It raises a
+``LocatedError``: the hook's own, or a ``BuildError`` made from MkDocs' first warning or error,
+located at its ``docs/`` page and line when MkDocs names a page.
 """
 
 from __future__ import annotations

@@ -30,7 +30,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
@@ -38,6 +37,7 @@ from pathlib import Path
 
 from sitebuild.cache import Cache, input_key, tree_parts
 from sitebuild.closure import source_closure
+from sitebuild.drawing import render_generated
 from sitebuild.errors import BuildError
 from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME
 from sitebuild.publish import write_folder
@@ -301,36 +301,11 @@ def generated_key(root: Path, traces: TraceSet) -> str:
     ])
 
 
-def render_generated(traces: TraceSet) -> dict[str, bytes]:
-    """Every diagram (SVG, via dot), chart (SVG, via matplotlib) and table (HTML) the pages
-    show."""
-    from diagrams.charts import chart_names, render_chart
-    from diagrams.svg import DIAGRAM_TRACE, DIAGRAMS, render_svg
-    from diagrams.tables import TABLES, render_table
-
-    trace = traces.traces[CHAPTER_TRACE]
-    drawn = {name: traces.traces[DIAGRAM_TRACE.get(name, CHAPTER_TRACE)] for name in DIAGRAMS
-             if DIAGRAM_TRACE.get(name, CHAPTER_TRACE) in traces.traces}
-
-    def one_diagram(name: str) -> tuple[str, bytes]:
-        dot_fn, title, desc = DIAGRAMS[name]
-        return f"{name}.svg", render_svg(dot_fn(drawn[name]), name, title, desc).encode("utf-8")
-
-    # dot runs as a subprocess per diagram, so threads overlap the waiting.
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        files = dict(pool.map(one_diagram, sorted(drawn)))
-    for name in sorted(TABLES):
-        files[f"{name}.html"] = str(render_table(name, trace)).encode("utf-8")
-    for name in chart_names(traces):
-        files[f"{name}.svg"] = render_chart(name, traces).encode("utf-8")
-    return files
-
-
-def generate(root: Path, traces: TraceSet, target: Path, cache: Cache
+def generate(root: Path, traces: TraceSet, target: Path, cache: Cache, key: str | None = None
              ) -> tuple[str, dict[str, bytes]]:
     """Make ``target`` hold the generated files for ``traces``; return the cache status and
-    the files."""
-    key = generated_key(root, traces)
+    the files. ``key``: ``generated_key(root, traces)`` if the caller has it already."""
+    key = key or generated_key(root, traces)
     files, status = cache.fetch_or_build("generated", key, lambda: render_generated(traces))
     write_folder(target, {**files, KEY_STAMP: key.encode("ascii")})
     return status, files

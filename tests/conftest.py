@@ -5,6 +5,7 @@ Paths are constants in tests/paths.py (``ROOT``, ``GOLDEN_DIR``, ``GOLDEN_TRACE`
 
 - ``trace_text``: the golden trace (tests/golden/residual-connections-v2.trace) as text.
 - ``trace``: ``trace_text`` parsed by ``tracefile.parse_trace``.
+- ``golden_traces``: every golden trace (tests/golden/*.trace), parsed, as a ``TraceSet``.
 - ``hostile_name``: a parameter name full of quotes, ``<``, ``&``, braces, Markdown and math
   characters — all legal in a trace name.
 - ``hostile_trace``: the golden trace with its parameter names replaced by ``hostile_name``.
@@ -33,10 +34,11 @@ from typing import Any
 import pytest
 import site_support
 from browser_support import launch
-from paths import GOLDEN_TRACE, OUTPUT_DIRS, ROOT, SITE_URL
+from paths import GOLDEN_DIR, GOLDEN_TRACE, OUTPUT_DIRS, ROOT, SITE_URL
 from site_support import BUILD_TIMEOUT, BuiltSite, build_or_fail, folder_listing, listing_changes
 
-from tracefile import Trace, parse_trace
+from sitebuild.paths import CHAPTER_TRACE
+from tracefile import SCHEMAS, Trace, TraceSet, load_trace, parse_trace
 
 HOSTILE_NAME = "\"'><script>alert(1)</script>&amp;{{x}}{%y%}\\*_$z$<!--"
 #: Fixtures that run a whole build, and the one that starts Chromium.
@@ -91,6 +93,12 @@ def trace_text() -> str:
 @pytest.fixture(scope="session")
 def trace(trace_text: str) -> Trace:
     return parse_trace(trace_text, "golden.trace")
+
+
+@pytest.fixture(scope="session")
+def golden_traces() -> TraceSet:
+    return TraceSet({trace_id: load_trace(GOLDEN_DIR / schema.file_name, schema)
+                     for trace_id, schema in SCHEMAS.items()}, CHAPTER_TRACE)
 
 
 @pytest.fixture(scope="session")

@@ -3,11 +3,17 @@
 `assert_matches_golden(actual, golden, rendered_by)` passes only when the text equals the
 file byte for byte; otherwise it fails with a unified diff (golden → rendered), so a change in
 what the engine computes shows up in CI as a reviewable diff.
+
+`assert_drawing_matches_golden(actual, golden, rendered_by)` is the same comparison for drawing
+outputs (DOT texts, plot SVGs), whose goldens may be re-accepted after an intended change with
+``UPDATE_GOLDEN=1`` in the environment (the engine's traces never may: they are the independent
+check of what it computes).
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 from pathlib import Path
 
 
@@ -21,3 +27,10 @@ def assert_matches_golden(actual: str, golden: Path, rendered_by: str = "rendere
             tofile=rendered_by,
         )
         raise AssertionError(f"{rendered_by} differs from the golden file:\n" + "".join(diff))
+
+
+def assert_drawing_matches_golden(actual: str, golden: Path, rendered_by: str) -> None:
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_bytes(actual.encode("utf-8"))
+    assert_matches_golden(actual, golden, f"{rendered_by} (UPDATE_GOLDEN=1 to accept)")

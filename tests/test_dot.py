@@ -6,12 +6,11 @@ Regenerate the goldens after an intended change with: UPDATE_GOLDEN=1 pytest tes
 
 from __future__ import annotations
 
-import difflib
-import os
 import re
 from collections.abc import Callable
 
 import pytest
+from golden_support import assert_drawing_matches_golden
 from paths import GOLDEN_DIR
 
 from diagrams import dot
@@ -59,16 +58,8 @@ def label_texts(text: str) -> list[str]:
 
 @pytest.mark.parametrize("name", DIAGRAMS)
 def test_matches_golden(trace: Trace, name: str) -> None:
-    got = DIAGRAMS[name](trace)
-    golden = DOT_GOLDEN_DIR / f"{name}.dot"
-    if os.environ.get("UPDATE_GOLDEN") == "1":
-        golden.parent.mkdir(parents=True, exist_ok=True)
-        golden.write_text(got, encoding="utf-8")
-    want = golden.read_text(encoding="utf-8")
-    if got != want:
-        diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True),
-                                            str(golden), f"{name}_dot(trace)"))
-        pytest.fail(f"DOT differs from the golden (UPDATE_GOLDEN=1 to accept):\n{diff}")
+    assert_drawing_matches_golden(DIAGRAMS[name](trace), DOT_GOLDEN_DIR / f"{name}.dot",
+                                  f"{name}_dot(trace)")
 
 
 @pytest.mark.parametrize("name", DIAGRAMS)

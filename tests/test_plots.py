@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
+from golden_support import assert_drawing_matches_golden
+from paths import GOLDEN_DIR
 
 from diagrams.errors import RenderError
-from diagrams.plots import Plot, Series, render_plot
+from diagrams.plots import Plot, Series, plain_power, render_plot
 
 PLOT = Plot("demo", "Gradient against depth", "Two lines, one per stack.", "depth", "gradient",
             (Series("plain", (1.0, 2.0, 4.0), (1.0, 0.5, 0.25)),
@@ -16,6 +19,36 @@ PLOT = Plot("demo", "Gradient against depth", "Two lines, one per stack.", "dept
 
 def test_the_same_plot_gives_the_same_bytes() -> None:
     assert render_plot(PLOT) == render_plot(PLOT)
+
+
+@pytest.mark.parametrize("narrow", [False, True])
+def test_matches_golden(narrow: bool) -> None:
+    plot = replace(PLOT, plot_id="demo-narrow", narrow=True) if narrow else PLOT
+    golden = GOLDEN_DIR / "plots" / f"{plot.plot_id}.svg"
+    assert_drawing_matches_golden(render_plot(plot), golden,
+                                  f"render_plot({plot.plot_id})")
+
+
+@pytest.mark.parametrize(("mathtext", "plain"), [
+    (r"$\mathdefault{10^{-2}}$", "10\u207b\u00b2"),
+    (r"$\mathdefault{10^{12}}$", "10\u00b9\u00b2"),
+    (r"$\mathdefault{2\times10^{3}}$", "2\u00d710\u00b3"),
+    (r"$\mathdefault{-10^{1}}$", "\u221210\u00b9"),
+    (r"$\mathdefault{2^{5}}$", "2\u2075"),
+    (r"$\mathdefault{0}$", "0"),
+    (r"$\mathdefault{-0.5}$", "\u22120.5"),
+    ("0.25", "0.25"),
+    (r"$\alpha$", r"$\alpha$"),
+])
+def test_log_tick_labels_are_plain_text(mathtext: str, plain: str) -> None:
+    assert plain_power(mathtext) == plain
+
+
+def test_a_log_axis_shows_its_powers_as_plain_text() -> None:
+    svg = render_plot(PLOT)
+    labels = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    assert "3\u00d710\u207b\u00b9" in labels and "10\u2070" in labels
+    assert "$" not in svg
 
 
 def test_the_svg_is_accessible_and_theme_neutral() -> None:

@@ -1,11 +1,15 @@
 """The site gates: checks that make a wrong page impossible to publish.
 
-Contract: `run_gates(site_dir, traces, references=None)` runs every static gate over a built
-site and returns the findings, sorted by page and line; an empty list means the site may be
-published. `references` is the bibliography the audit accepts citations from (default: the
-project's `mkdocs.yml` `extra.references`). Findings name pages relative to the site; the
-caller names the site folder in messages (`shown_as`, default "site") and the Markdown folder
-for the "(from docs/PAGE.md)" hint (`docs_dir`, default the project's `docs/`).
+Contract: `run_gates(site_dir, traces, references=None, rendered=None, base="/")` runs every
+static gate over a built site and returns the findings, sorted by page and line; an empty list
+means the site may be published. `references` is the bibliography the audit accepts citations
+from (default: the project's `mkdocs.yml` `extra.references`); `rendered`, the diagrams this
+build drew from `traces` (the figure check reuses them instead of drawing again); `base`, the
+site's URL path. The links gate runs in a worker process beside the audit when that pays
+(`sitebuild.workers`): each parses every page, and together they are most of the gates' time.
+Findings name pages relative to the site; the caller names the site folder in messages
+(`shown_as`, default "site") and the Markdown folder for the "(from docs/PAGE.md)" hint
+(`docs_dir`, default the project's `docs/`).
 `build_site.py build` runs it on the temporary site before moving it into place, and
 `build_site.py check` on an existing site. The gates never raise on a broken page and never
 touch the network (a site that cannot be read at all raises `GateError`):
@@ -29,6 +33,7 @@ from sitebuild.citations import Reference
 from sitebuild.gates import audit, links, published
 from sitebuild.gates.bibliography import ROOT
 from sitebuild.gates.pages import Finding, html_pages
+from sitebuild.workers import worker_pool
 from tracefile import Trace, TraceSet
 
 __all__ = ["Finding", "run_gates"]
@@ -43,8 +48,15 @@ def run_gates(site_dir: Path, traces: Trace | TraceSet,
     if next(html_pages(site_dir), None) is None:
         findings = [Finding(".", None, "site", f"no HTML page under {site_dir}")]
     else:
-        # Called through the modules so a test can replace one gate to prove the build obeys it.
-        findings = (audit.audit_site(site_dir, traces, references, rendered)
-                    + links.check_links(site_dir, base)
-                    + published.check_published(site_dir, traces))
+        # Called through the modules so a test can replace one gate to prove the build obeys it
+        # (a forked worker inherits the replacement).
+        with worker_pool(2) as workers:
+            linked = workers.submit(_check_links, site_dir, base) if workers else None
+            findings = (audit.audit_site(site_dir, traces, references, rendered)
+                        + (linked.result() if linked else _check_links(site_dir, base))
+                        + published.check_published(site_dir, traces))
     return sorted((f.shown_as(shown_as, docs_dir) for f in findings), key=Finding.sort_key)
+
+
+def _check_links(site_dir: Path, base: str) -> list[Finding]:
+    return links.check_links(site_dir, base)
