@@ -387,7 +387,7 @@ def port_number(text: str) -> int:
 
 CHECK_DESCRIPTION = """\
 Run the static gates on an already built site and print every finding, one line each
-(SITE/PAGE:LINE: [gate] message (from docs/PAGE.md)):
+(docs/PAGE.md:LINE: [gate] message (built into SITE/PAGE.html:LINE)):
   audit  every number in the article is a traced value shown as the trace gives it,
          and every diagram reads like its diagram re-rendered from the trace
   links  internal links, images and #anchors resolve; nothing is fetched from another host

@@ -102,8 +102,8 @@ def no_tools(tmp: Path, out: Path) -> Attempt:
                    {"env": {"PATH": str(tmp / "no-tools")}})
 
 
-BROKEN_LINK = (r"{out}/building\.html:\d+: \[links\] broken .*{target}.* "
-               r"\(from docs/building\.md:{{at}}\)$")
+BROKEN_LINK = (r"docs/building\.md:{{at}}: \[links\] broken .*{target}.* "
+               r"\(built into {out}/building\.html:\d+\)$")
 FAILURES: dict[str, Failure] = {
     # the trace given with --trace
     "truncated": bad_trace(lambda: _golden().encode()[: len(_golden()) // 2],
@@ -141,8 +141,8 @@ FAILURES: dict[str, Failure] = {
     "markdown-link": page_edit("mkdocs", "See [the missing page](missing.md).",
                                rf"{PAGE}:{{at}}: .*missing\.md"),
     "typed-number": page_edit("gates", "A typed number, 0.42, has no provenance.",
-                              r"{out}/building\.html:\d+: \[audit\] .*0\.42.* "
-                              r"\(from docs/building\.md\)$"),
+                              r"docs/building\.md:{at}: \[audit\] .*0\.42.* "
+                              r"\(built into {out}/building\.html:\d+\)$"),
     # raw HTML escapes MkDocs' own link validation: the links gate names the page's line
     "broken-anchor": page_edit("gates", '<p><a href="#no-such-heading">jump</a></p>',
                                BROKEN_LINK.format(out="{out}", target="no-such-heading")),

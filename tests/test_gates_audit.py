@@ -222,7 +222,12 @@ def test_finding_is_one_line_and_the_caller_names_the_site(tmp_path: Path) -> No
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text("# x\n", encoding="utf-8")
     moved = Finding("index.html", 3, "audit", "m").shown_as("out/dir", tmp_path / "docs")
-    assert str(moved) == "out/dir/index.html:3: [audit] m (from docs/index.md)"
+    assert str(moved) == "docs/index.md: [audit] m (built into out/dir/index.html:3)"
+    located = Finding("index.html", 3, "audit", "m", needles=("x",))
+    assert str(located.shown_as("out", tmp_path / "docs")) == (
+        "docs/index.md:1: [audit] m (built into out/index.html:3)")
+    theme = Finding("404.html", 2, "audit", "m").shown_as("out", tmp_path / "docs")
+    assert str(theme) == "out/404.html:2: [audit] m"
     assert Finding("404.html", 1, "audit", "m").shown_as("x", tmp_path / "docs").source is None
 
 

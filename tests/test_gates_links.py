@@ -172,7 +172,8 @@ def test_real_site_broken_link_image_and_anchor_fail_the_gates(
     findings = run_gates(site, trace)
     messages = [str(f) for f in findings]
     assert len(findings) == 3, messages
-    assert all(m.startswith("site/trace.html:") and "[links]" in m for m in messages)
+    assert all(m.startswith("docs/trace.md") and "[links]" in m
+               and "(built into site/trace.html:" in m for m in messages), messages
     assert any("no-such-page" in m for m in messages)
     assert any("missing.png" in m for m in messages)
     assert any("no id 'no-such-anchor' in index.html" in m for m in messages)

@@ -8,7 +8,7 @@ build drew from `traces` (the figure check reuses them instead of drawing again)
 site's URL path. The links gate runs in a worker process beside the audit when that pays
 (`sitebuild.workers`): each parses every page, and together they are most of the gates' time.
 Findings name pages relative to the site; the caller names the site folder in messages
-(`shown_as`, default "site") and the Markdown folder for the "(from docs/PAGE.md)" hint
+(`shown_as`, default "site") and the Markdown folder that names each finding's source page
 (`docs_dir`, default the project's `docs/`).
 `build_site.py build` runs it on the temporary site before moving it into place, and
 `build_site.py check` on an existing site. The gates never raise on a broken page and never

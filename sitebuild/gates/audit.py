@@ -24,6 +24,7 @@ of the theme's own 404 page (its "404" is an HTTP status, not a figure of the ch
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -270,37 +271,40 @@ class _AuditParser(HTMLParser):
                     context = full[max(0, where - CONTEXT) : where + len(token) + CONTEXT]
                 self._report(chunk.line + chunk.text.count("\n", 0, at),
                              f"untagged number {token!r} in {chunk.where}: "
-                             f"“{shorten(' '.join(context.split()))}”")
+                             f"“{shorten(' '.join(context.split()))}”", (token,))
         return sorted(self.findings, key=Finding.sort_key)
 
     def _check_span(self, span: _TracedSpan) -> None:
         shown = "".join(span.parts)
+        # The page source names the value by its path (``tv("KIND.key")``).
+        needles = (span.path.partition(":")[2] or span.path,) if span.path else ()
+        report = functools.partial(self._report, needles=needles)
         if not span.path:
-            self._report(span.line, f"traced value {shown!r} has no data-trace path")
+            report(span.line, f"traced value {shown!r} has no data-trace path")
             return
         try:
             value = self.trace.resolve(span.path)
             expected = format_value(value, span.fmt)
             qualified = self.trace.qualified(span.path)
         except LocatedError as err:
-            self._report(span.line, f"traced value {span.path!r}: {err.message}")
+            report(span.line, f"traced value {span.path!r}: {err.message}")
             return
         except (ValueError, TypeError) as err:
-            self._report(span.line, f"traced value {span.path!r} format {span.fmt!r}: {err}")
+            report(span.line, f"traced value {span.path!r} format {span.fmt!r}: {err}")
             return
         if qualified != span.path:
-            self._report(span.line, f"traced value {span.path!r} does not name its trace "
+            report(span.line, f"traced value {span.path!r} does not name its trace "
                          f"(expected data-trace {qualified!r})")
         if shown != expected:
-            self._report(span.line, f"traced value {span.path!r} ({span.fmt}) shows "
+            report(span.line, f"traced value {span.path!r} ({span.fmt}) shows "
                          f"{shown!r}, the trace gives {expected!r}")
         tooltip = f"{span.path} = {trace_repr(value)}"
         if span.title != tooltip:
-            self._report(span.line, f"traced value {span.path!r} has tooltip {span.title!r}, "
+            report(span.line, f"traced value {span.path!r} has tooltip {span.title!r}, "
                          f"expected {tooltip!r}")
 
-    def _report(self, line: int | None, message: str) -> None:
-        self.findings.append(Finding(self.page, line, GATE, message))
+    def _report(self, line: int | None, message: str, needles: tuple[str, ...] = ()) -> None:
+        self.findings.append(Finding(self.page, line, GATE, message, needles=needles))
 
 
 def is_rendered_pin(html: str) -> bool:

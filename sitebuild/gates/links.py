@@ -13,8 +13,8 @@ Contract, for every built HTML page and every stylesheet:
 - external navigation links (`<a href="https://...">`) are allowed and never fetched;
 - an `id` defined twice on a page is a finding (its fragment would be ambiguous).
 Root-relative URLs are resolved against the path the site is served under (its `site_url`).
-A broken link's finding also names the line of the Markdown source that holds it
-(`(from docs/index.md:LINE)`), found by the link's text as written there.
+A broken link's finding names the line of the Markdown source that holds it first
+(`docs/index.md:LINE: ...`), found by the link's text as written there.
 """
 
 from __future__ import annotations

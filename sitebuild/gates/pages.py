@@ -5,9 +5,13 @@ Contract: a gate never raises on a broken page; it returns `Finding`s. A finding
 page relative to the site root (POSIX separators), the 1-based source line of the offending
 tag or text when known, the gate's name and a one-line message. How the site folder is named
 in messages is the caller's choice (`Finding.site`, set with `Finding.shown_as`), and so is
-the Markdown source the page was built from (`Finding.source`): `str(finding)` is the line
-`SITE/PAGE:LINE: [gate] message (from docs/PAGE.md)`. A multi-line explanation (a unified
-diff) goes in `Finding.detail`, which `str()` leaves out so the finding stays one line.
+the Markdown source the page was built from (`Finding.source`, with its line when the finding
+can be found there). `str(finding)` names the source first, since that is the file to edit
+(the published page may still hold the previous build):
+`docs/PAGE.md:LINE: [gate] message (built into SITE/PAGE.html:LINE)`, or
+`SITE/PAGE.html:LINE: [gate] message` for a page with no Markdown source (a theme page).
+A multi-line explanation (a unified diff) goes in `Finding.detail`, which `str()` leaves out
+so the finding stays one line.
 A site that cannot be read at all (missing folder, unreadable page) raises `GateError`.
 """
 
@@ -50,11 +54,12 @@ class Finding:
 
     def __str__(self) -> str:
         page = f"{self.site.rstrip('/')}/{self.page}" if self.site else self.page
-        where = page if self.line is None else f"{page}:{self.line}"
-        hint = f" (from {self.source})" if self.source else ""
+        built = page if self.line is None else f"{page}:{self.line}"
         # One line, always: a message must never smuggle a newline into the build log.
         message = " ".join(self.message.split())
-        return f"{where}: [{self.gate}] {message}{hint}"
+        if self.source:
+            return f"{self.source}: [{self.gate}] {message} (built into {built})"
+        return f"{built}: [{self.gate}] {message}"
 
     def sort_key(self) -> tuple[str, int, str, str]:
         return (self.page, self.line or 0, self.gate, self.message)
