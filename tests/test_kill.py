@@ -100,6 +100,50 @@ def test_a_build_killed_in_a_phase_leaves_the_site_and_the_next_build_clean(
     assert leftovers(build, build / "cache", tmp_path) == []
 
 
+#: Run a build that kills itself with SIGKILL inside the publish phase, at ``sys.argv[1]``:
+#: "before-swap" (the new site's permissions set, the swap not yet made) or "after-swap" (the
+#: new site in place, the previous one not yet removed). The phase takes milliseconds, too
+#: short to catch from outside; the build's own module is patched instead.
+KILL_IN_PUBLISH = """
+import os, runpy, signal, sys
+import sitebuild.publish as publish
+
+where = sys.argv.pop(1)
+original = publish.ordinary_permissions if where == "before-swap" else publish._exchange
+
+def killed(*args):
+    result = original(*args)
+    if where == "before-swap" or args[2:] == ("site",):  # not the swap of generated files
+        os.kill(os.getpid(), signal.SIGKILL)
+    return result
+
+setattr(publish, "ordinary_permissions" if where == "before-swap" else "_exchange", killed)
+sys.argv[0] = "build_site.py"
+runpy.run_path("build_site.py", run_name="__main__")
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["before-swap", "after-swap"])
+def test_a_build_killed_while_publishing_leaves_a_whole_site(tmp_path: Path, where: str) -> None:
+    out, build = tmp_path / "site", tmp_path / "build"
+    build_or_fail(out, build)  # the previous site
+    before = tree_digest(out)
+    done = subprocess.run(
+        [sys.executable, "-u", "-c", KILL_IN_PUBLISH, where, "build", "--out", str(out),
+         "--build-dir", str(build), "--cache-dir", str(SHARED_CACHE["dir"]), "--force"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == -signal.SIGKILL, done.stdout + done.stderr
+    assert "[build] publish" not in done.stdout and "[build] gates" in done.stdout
+    # Before the swap the previous site is untouched; after it, the new one is whole (and,
+    # built from the same inputs, byte-identical): never a mixture, never a missing site.
+    assert tree_digest(out) == before, "the published site is not a whole site"
+    assert leftovers(build), "the killed build should have left its temporary folder"
+    build_or_fail(out, build, extra=("--cache-dir", str(SHARED_CACHE["dir"]), "--force"))
+    assert leftovers(build, build / "cache", tmp_path) == []
+    assert tree_digest(out) == before
+
+
 @pytest.mark.slow
 def test_sigterm_stops_a_build_cleanly(tmp_path: Path) -> None:
     out, build = tmp_path / "site", tmp_path / "build"
