@@ -1,9 +1,10 @@
 """Text-level checks of a trace: encoding, lines, header and footer (docs/trace.md, "Lines").
 
 Contract: ``decode`` turns str or bytes into text that is valid UTF-8, ``split_lines`` into
-LF-terminated, non-blank lines without CR, ``identify`` finds the declared schema the header
-names, and ``check_frame`` ensures its header comes first and its footer last; each raises
-TraceError at the line of the first defect.
+LF-terminated, non-blank lines without CR (at most ``MAX_RECORDS`` records between the frame's
+two lines), ``identify`` finds the declared schema the header names, and ``check_frame``
+ensures its header comes first and its footer last; each raises TraceError at the line of the
+first defect.
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ from tracefile.errors import TraceError
 from tracefile.schema import TraceSchema
 
 FRAME_RE = re.compile(r"TRACE (\S{1,80}) (BEGIN|END)")
+#: A trace holds at most this many records (lines between its header and footer). The
+#: largest today holds hundreds; the bound keeps what a build does with a trace (pages that
+#: list it, the gates that read them) to seconds, and a hostile trace from costing minutes.
+MAX_RECORDS = 10_000
 
 
 def decode(data: object, path: str) -> str:
@@ -55,6 +60,10 @@ def split_lines(text: str, path: str, header: str) -> list[str]:
         raise TraceError(path, last, "no final newline (truncated file?)",
                          text=tail, expected="every line, the footer included, to end in LF")
     lines = text[:-1].split("\n")
+    if len(lines) - 2 > MAX_RECORDS:
+        raise TraceError(path, MAX_RECORDS + 2, f"too many records: more than {MAX_RECORDS} "
+                         "between the header and the footer",
+                         expected=f"at most {MAX_RECORDS} records")
     for number, line in enumerate(lines, start=1):
         if line.endswith("\r"):
             raise TraceError(path, number, "CRLF line ending", text=line,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tracefile.frame import MAX_RECORDS
 from tracefile.parser import MAX_TRACE_BYTES
 from tracefile.values import MAX_FLOAT_CHARS, MAX_INT_DIGITS, MAX_NAME
 
@@ -24,7 +25,8 @@ class Rule:
 
 
 #: The limits the rules mention, for the page to spell out.
-LIMITS = {"trace-mebibytes": MAX_TRACE_BYTES // (1024 * 1024), "name-characters": MAX_NAME,
+LIMITS = {"trace-mebibytes": MAX_TRACE_BYTES // (1024 * 1024), "trace-records": MAX_RECORDS,
+          "name-characters": MAX_NAME,
           "int-digits": MAX_INT_DIGITS, "float-characters": MAX_FLOAT_CHARS}
 
 RULES = (
@@ -39,8 +41,9 @@ RULES = (
           "empty file", "byte order mark before the header", "no final newline (truncated file?)",
           "CRLF line ending", "blank line")),
     Rule("The first line is the header of a declared trace and version, the last its footer, "
-         "and nothing follows the footer.",
-         ("missing header", "unsupported trace version {}",
+         "and nothing follows the footer; between them are at most trace-records records.",
+         ("too many records: more than {} between the header and the footer", "missing header",
+          "unsupported trace version {}",
           "unsupported trace version {} in the footer", "text after the footer",
           "missing footer after the last line (truncated file?)",
           "header or footer line among the records")),
