@@ -2,8 +2,9 @@
 traced value ("block twelve" in a chart's table of values): pages show no digit that is not
 traced, and a position is not a measurement.
 
-Contract: ``number_words(n)`` spells ``0 <= n < 1000`` ("zero", "twelve", "sixty-four",
-"one hundred and five"); anything else is a ValueError.
+Contract: ``number_words(n)`` spells ``0 <= n < 1_000_000`` ("zero", "twelve", "sixty-four",
+"one hundred and five", "ten thousand", "two thousand and five"); anything else is a
+ValueError.
 """
 
 from __future__ import annotations
@@ -16,8 +17,14 @@ TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eight
 
 def number_words(n: int) -> str:
     """``n`` in words (British "and" after the hundreds)."""
-    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n < 1000:
-        raise ValueError(f"number_words spells whole numbers from zero to 999, not {n!r}")
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n < 1_000_000:
+        raise ValueError(f"number_words spells whole numbers from zero to 999999, not {n!r}")
+    if n >= 1000:
+        thousands, rest = divmod(n, 1000)
+        text = f"{number_words(thousands)} thousand"
+        if rest:
+            text += (" and " if rest < 100 else " ") + number_words(rest)
+        return text
     if n < 20:
         return ONES[n]
     if n < 100:

@@ -34,12 +34,18 @@ def extra_chart(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize(("n", "words"), [(0, "zero"), (7, "seven"), (12, "twelve"),
                                           (20, "twenty"), (64, "sixty-four"),
-                                          (105, "one hundred and five")])
+                                          (105, "one hundred and five"),
+                                          (1000, "one thousand"),
+                                          (2005, "two thousand and five"),
+                                          (10_000, "ten thousand"),
+                                          (64_512, "sixty-four thousand five hundred and twelve"),
+                                          (999_999, "nine hundred and ninety-nine thousand nine "
+                                                    "hundred and ninety-nine")])
 def test_number_words(n: int, words: str) -> None:
     assert number_words(n) == words
 
 
-@pytest.mark.parametrize("bad", [-1, 1000, 2.0, True])
+@pytest.mark.parametrize("bad", [-1, 1_000_000, 2.0, True])
 def test_number_words_refuses_what_it_cannot_spell(bad: object) -> None:
     with pytest.raises(ValueError):
         number_words(bad)  # type: ignore[arg-type]

@@ -64,6 +64,16 @@ def test_the_rules_hold_no_digits_and_name_only_known_limits() -> None:
     assert all(isinstance(value, int) and value > 0 for value in LIMITS.values())
 
 
+def test_the_page_spells_every_limit_in_words() -> None:
+    from sitebuild.hook import trace_rules
+
+    texts = trace_rules()
+    assert len(texts) == len(RULES)
+    for text in texts:
+        assert not number_tokens(text) and not any(name in text for name in LIMITS), text
+    assert any("ten thousand records" in text for text in texts)
+
+
 def test_a_new_undocumented_check_is_caught(tmp_path: Path) -> None:
     reader = tmp_path / "tracefile"
     reader.mkdir()
