@@ -58,11 +58,13 @@ def many_records(text: str, count: int) -> str:
 
 
 def build_big(base: Path, expect_ok: bool) -> None:
-    """Build with ``base/big.trace`` given as an unverified trace (the engine's own run is
-    cached after the first build); ``expect_ok``: it builds, else it is refused in one line."""
+    """Build with ``base/big.trace`` given as an unverified trace, ``--force``d: after the
+    first build the engine's run and the drawings come from the cache, MkDocs and the gates
+    run each time. ``expect_ok``: it builds, else it is refused in one line."""
     done = subprocess.run([sys.executable, "build_site.py", "build", "--out", str(base / "site"),
                            "--build-dir", str(base / "build"), "--trace", str(base / "big.trace"),
-                           "--unverified-trace"], cwd=ROOT, capture_output=True, text=True)
+                           "--unverified-trace", "--force"],
+                          cwd=ROOT, capture_output=True, text=True)
     if (done.returncode == 0) != expect_ok:
         raise SystemExit(f"big trace: exit {done.returncode}\n{done.stdout}{done.stderr}")
 
