@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import os
 import shutil
 import signal
@@ -134,26 +135,38 @@ def unverified(args: argparse.Namespace, given: dict[str, Path]) -> tuple[str, .
     (an error naming the first differing line, unless --unverified-trace)."""
     trace_dir = args.build_dir / "trace"
     return tuple(trace_id for trace_id, path in given.items()
-                 if not same_as_engine(path, trace_dir / SCHEMAS[trace_id].file_name,
-                                       args.unverified_trace))
+                 if not same_as_engine(path, (trace_dir / SCHEMAS[trace_id].file_name).read_bytes(),
+                                       args.unverified_trace, PUBLISH_PURPOSE))
 
 
-def same_as_engine(path: Path, fresh: Path, allowed: bool) -> bool:
-    """Whether a --trace file equals the engine's fresh trace; a difference is an error naming
-    its first line, unless ``allowed`` (--unverified-trace)."""
-    mine, theirs = path.read_bytes().split(b"\n"), fresh.read_bytes().split(b"\n")
+def first_difference(mine: bytes, theirs: bytes) -> tuple[int, str] | None:
+    """The first line (1-based) where ``mine`` differs from the engine's ``theirs``, and what
+    the engine writes there; None when they are equal."""
     if mine == theirs:
+        return None
+    pairs = itertools.zip_longest(mine.split(b"\n"), theirs.split(b"\n"))
+    line, (_, want) = next((n, pair) for n, pair in enumerate(pairs, 1) if pair[0] != pair[1])
+    return line, ("(nothing: its trace ends earlier)" if want is None
+                  else repr(shorten(want.decode("utf-8", "replace"))))
+
+
+#: Why a --trace file must equal the engine's run, for build and for check.
+PUBLISH_PURPOSE = ("refusing to publish a trace the engine does not reproduce "
+                   "(--unverified-trace publishes it with a warning on every page)")
+CHECK_PURPOSE = "check compares sites with what the engine computes"
+
+
+def same_as_engine(path: Path, fresh: bytes, allowed: bool, purpose: str) -> bool:
+    """Whether a --trace file equals the engine's fresh trace; a difference is an error naming
+    its first line and ``purpose`` (why it matters), unless ``allowed`` (--unverified-trace)."""
+    difference = first_difference(path.read_bytes(), fresh)
+    if difference is None:
         return True
     if allowed:
         return False
-    padded = max(len(mine), len(theirs))
-    mine, theirs = mine + [b""] * (padded - len(mine)), theirs + [b""] * (padded - len(theirs))
-    line = next(i for i, (a, b) in enumerate(zip(mine, theirs, strict=True), 1) if a != b)
-    shown = theirs[line - 1].decode("utf-8", "replace") if line <= len(theirs) else "(end)"
-    raise BuildError(str(path), f"differs from a fresh run of the engine, which writes "
-                     f"{shorten(shown)!r} here; refusing to publish a trace the engine does "
-                     "not reproduce (--unverified-trace publishes it with a warning on every "
-                     "page)", line)
+    line, want = difference
+    raise BuildError(str(path), f"differs from a fresh run of the engine, which writes {want} "
+                     f"here; {purpose}", line)
 
 
 def given_traces(files: list[Path] | None) -> dict[str, Path]:
@@ -335,9 +348,8 @@ def cmd_check(args: argparse.Namespace, progress: Progress) -> int:
         for trace_id, schema in SCHEMAS.items():
             loaded[trace_id] = parse_trace(fresh[schema.file_name],
                                            f"<engine run of {trace_id}>", schema)
-            if trace_id in given and given[trace_id].read_bytes() != fresh[schema.file_name]:
-                raise BuildError(str(given[trace_id]), "differs from a fresh run of the engine; "
-                                 "check compares sites with what the engine computes")
+            if trace_id in given:
+                same_as_engine(given[trace_id], fresh[schema.file_name], False, CHECK_PURPOSE)
         notes.append(f"{len(loaded)} trace(s) from the engine")
         traces = TraceSet(loaded, CHAPTER_TRACE)
     with progress.phase("gates") as notes:

@@ -154,7 +154,9 @@ def serve_edits(project: Project, rounds: int) -> list[float]:
             times.append(time.perf_counter() - start)
             time.sleep(1.0)
     finally:
-        os.killpg(server.pid, signal.SIGINT)
+        # SIGTERM, not SIGINT: a shell without job control starts background jobs with SIGINT
+        # ignored, and the server would inherit that; serve treats SIGTERM as Ctrl-C.
+        os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
     return times
 

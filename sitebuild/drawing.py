@@ -33,7 +33,6 @@ def render_generated(traces: TraceSet) -> dict[str, bytes]:
 
     names = chart_names(traces)
     with worker_pool(len(names), _set_worker_traces, (traces,)) as workers:
-        # Submitted before any thread of ours starts: the workers fork at the first submit.
         charts = {name: workers.submit(_draw_chart, name) for name in names} if workers else {}
         # dot runs as a subprocess per diagram, so threads overlap the waiting.
         with ThreadPoolExecutor(max_workers=4) as pool:

@@ -5,11 +5,13 @@ Contract: ``mkdocs_build(root, site_dir, settings, site_url)`` builds ``root/mkd
 place) with ``strict=True``, handing the hook its ``BuildSettings`` through the MkDocs config
 (``configure``) and using ``site_url`` (``None``: the one in mkdocs.yml). It raises a
 ``LocatedError``: the hook's own, or a ``BuildError`` made from MkDocs' first warning or error,
-located at its ``docs/`` page and line when MkDocs names a page.
+located at its ``docs/`` page and line when MkDocs names a page. ``warm_up(root)`` does the
+imports and the config loading ahead, for a process that will build again and again.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 import re
 from collections.abc import Iterator
@@ -76,6 +78,29 @@ def mkdocs_build(root: Path, site_dir: Path, settings: BuildSettings,
             raise _from_logs(root, logs.records, str(err), where) from None
         except Exception as err:  # a markdown extension or theme failure
             raise _from_logs(root, logs.records, f"{err.__class__.__name__}: {err}") from None
+
+
+#: What a build imports late (MkDocs, the hook, the charts' matplotlib, the gates):
+#: ``warm_up`` imports it early.
+LATE_IMPORTS = ("mkdocs.commands.build", "mkdocs.config", "markdown", "sitebuild.hook",
+                "diagrams.charts", "sitebuild.gates")
+
+
+def warm_up(root: Path) -> None:
+    """Import what ``mkdocs_build`` and the gates use and load the config once, so that a
+    long-lived process (serve) spends its first rebuild building rather than importing.
+    Errors are left for the real build to report."""
+    for name in LATE_IMPORTS:
+        importlib.import_module(name)
+    from markdown import Markdown
+    from mkdocs.config import load_config
+
+    with _captured_logs():
+        try:
+            config = load_config(config_file=str(root / "mkdocs.yml"))
+            Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs)
+        except Exception:
+            return
 
 
 def configure(config: Any, root: Path, settings: BuildSettings) -> None:

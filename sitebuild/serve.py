@@ -136,6 +136,13 @@ def serve(root: Path, out: Path, build_args: list[str], host: str, port: int,
             # after a builder that returned.
             raise SystemExit("[serve] rebuild failed; still serving the previous site")
 
+    if docs_rebuild is not None:
+        # Before any thread starts: the first edit then skips imports and worker start-up.
+        from sitebuild.mkdocs_run import warm_up
+        from sitebuild.workers import start_forkserver
+
+        warm_up(root)
+        start_forkserver()
     _log_to_terminal()
     signal.signal(signal.SIGTERM, _stop)
     server = LiveReloadServer(builder=rebuild, host=host, port=port, root=str(out))

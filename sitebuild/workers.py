@@ -1,12 +1,18 @@
 """Worker processes for the build's CPU-bound parts (drawing charts, checking links).
 
-Contract: ``worker_pool(jobs, initializer, initargs)`` yields a ``ProcessPoolExecutor`` of
-forked workers, one per usable core (at most ``jobs``), or None when parallel work would not
-pay or not be safe: one usable core, one job, or another thread running in this process
-(forking beside a running thread can copy a lock it holds, the serve command's HTTP threads
-say). Callers then do the work themselves, in turn; the results must be the same either way.
-Forked workers inherit this process's modules as they are (a test's replacement included);
-what is submitted must still be picklable: a module-level function, called by name.
+Contract: ``worker_pool(jobs, initializer, initargs)`` yields a ``ProcessPoolExecutor`` with
+one worker per usable core (at most ``jobs``), or None when parallel work would not pay: one
+usable core or one job. Callers then do the work
+themselves, in turn; the results must be the same either way. What is submitted must be
+picklable: a module-level function, called by name.
+
+How workers start depends on this process:
+- no other thread running (a build): forked, so they inherit this process's modules as they
+  are (imports done, a test's replacement of a function included) and start at once;
+- another thread running (the serve command's HTTP and watcher threads): forking beside a
+  running thread could copy a lock it holds, so workers come from a forkserver, a clean
+  process started once and kept for the life of this one, which imports ``PRELOAD`` first;
+  the pool's arguments are pickled to it.
 """
 
 from __future__ import annotations
@@ -18,6 +24,12 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 
+#: What a forkserver imports once, so its workers start with it: the program's main module
+#: (each worker would import it again otherwise; it must keep its work under a
+#: ``__name__ == "__main__"`` guard) and the modules whose functions are submitted (named,
+#: not imported, here).
+PRELOAD = ("__main__", "sitebuild.gates", "sitebuild.drawing", "diagrams.charts")
+
 
 def usable_cores() -> int:
     """The cores this process may run on (its CPU affinity, not the machine's count)."""
@@ -26,21 +38,35 @@ def usable_cores() -> int:
     return os.cpu_count() or 1
 
 
-def parallel_workers(jobs: int) -> int:
-    """How many workers ``jobs`` independent jobs should get here; 0 or 1 means none."""
-    if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return 0
-    return min(usable_cores(), jobs)
+def start_method() -> str | None:
+    """How workers would start here: "fork", "forkserver", or None (neither is available)."""
+    methods = multiprocessing.get_all_start_methods()
+    if threading.active_count() == 1 and "fork" in methods:
+        return "fork"
+    return "forkserver" if "forkserver" in methods else None
+
+
+def start_forkserver() -> None:
+    """Start the forkserver now (with ``PRELOAD``), so a long-lived process's first pool does
+    not wait for it; nothing where there is no forkserver."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        from multiprocessing import forkserver
+
+        forkserver.set_forkserver_preload(list(PRELOAD))
+        forkserver.ensure_running()
 
 
 @contextmanager
 def worker_pool(jobs: int, initializer: Callable[..., object] | None = None,
                 initargs: tuple[object, ...] = ()) -> Iterator[ProcessPoolExecutor | None]:
-    workers = parallel_workers(jobs)
-    if workers < 2:
+    workers, method = min(usable_cores(), jobs), start_method()
+    if workers < 2 or method is None:
         yield None
         return
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        context.set_forkserver_preload(list(PRELOAD))  # heeded until the server starts
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                initializer=initializer, initargs=initargs)
     try:
         yield pool

@@ -127,6 +127,14 @@ FAILURES: dict[str, Failure] = {
     "empty": bad_trace(lambda: b""),
     "newline-in-name": bad_trace(_replace("PARAMETER name=residual.branch.weight",
                                           "PARAMETER name=residual.branch\n.weight")),
+    # well-formed and self-consistent, but not what the engine computes
+    "false-trace": bad_trace(_replace("step=1e-06 tolerance", "step=2e-06 tolerance"),
+                             re.escape("differs from a fresh run of the engine, which writes '")
+                             + ".*step=1e-06.*' here; refusing to publish"),
+    "too-many-records": bad_trace(lambda: _golden().replace(
+        "TRACE residual-connections-v2 END",
+        "".join(f"SCALED alpha={2.0 + k / 1024!r} output=[2.0,-1.0]\n" for k in range(100_000))
+        + "TRACE residual-connections-v2 END").encode(), "too many records: more than "),
     "same-trace-twice": given_options(
         "engine", re.escape(f"{GOLDEN_TRACE}:1: --trace names residual-connections-v2 twice"),
         traces=(GOLDEN_TRACE, GOLDEN_TRACE)),

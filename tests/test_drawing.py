@@ -1,5 +1,6 @@
-"""Tests of sitebuild/drawing.py: every generated file, the same bytes whether the charts are
-drawn by worker processes or in turn, and a chart's error arriving whole from a worker."""
+"""Tests of sitebuild/drawing.py and sitebuild/workers.py: every generated file, the same bytes
+whether the charts are drawn by forked workers, by a forkserver's (as under serve, where other
+threads run) or in turn, and a chart's error arriving whole from a worker."""
 
 from __future__ import annotations
 
@@ -10,10 +11,16 @@ from diagrams.errors import RenderError
 from sitebuild import drawing, workers
 from tracefile import TraceSet
 
+MODES = ("fork", "forkserver", "one core")
 
-def serial(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make ``render_generated`` draw in this process (as with one core, or a thread running)."""
-    monkeypatch.setattr(workers.threading, "active_count", lambda: 2)
+
+def use(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``worker_pool`` behave as it does in a build, under serve, or on one core (with
+    two cores at least for the first two, whatever this machine has)."""
+    monkeypatch.setattr(workers, "usable_cores", lambda: 1 if mode == "one core" else 2)
+    if mode == "forkserver":
+        monkeypatch.setattr(workers.threading, "active_count", lambda: 3)
+        workers.start_forkserver()  # as serve does before its threads start
 
 
 @pytest.fixture(scope="module")
@@ -21,14 +28,14 @@ def drawn(golden_traces: TraceSet) -> dict[str, bytes]:
     return drawing.render_generated(golden_traces)
 
 
-def test_workers_are_used_and_draw_the_same_bytes_as_one_process(
-        golden_traces: TraceSet, drawn: dict[str, bytes],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_every_way_of_drawing_gives_the_same_bytes(
+        golden_traces: TraceSet, drawn: dict[str, bytes], monkeypatch: pytest.MonkeyPatch,
+        mode: str) -> None:
+    use(mode, monkeypatch)
     with workers.worker_pool(2) as pool:
-        assert pool is not None or workers.usable_cores() == 1
-    serial(monkeypatch)
-    with workers.worker_pool(2) as pool:
-        assert pool is None
+        assert (pool is None) == (mode == "one core")
+        assert mode == "one core" or workers.start_method() == mode
     assert drawing.render_generated(golden_traces) == drawn
 
 
@@ -41,16 +48,15 @@ def test_every_chart_diagram_and_table_is_drawn(golden_traces: TraceSet,
     assert not [name for name in charts if b"$" in drawn[name]]
 
 
-@pytest.mark.parametrize("workers", [True, False])
+@pytest.mark.parametrize("mode", ["fork", "one core"])
 def test_a_chart_that_fails_in_a_worker_fails_the_same_way(
-        golden_traces: TraceSet, monkeypatch: pytest.MonkeyPatch, workers: bool) -> None:
+        golden_traces: TraceSet, monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
     def broken(name: str, traces: TraceSet) -> str:
         raise RenderError("gradient-flow-v1.trace", 7, f"chart {name!r} cannot be drawn")
 
     # Patched before the workers fork, so they inherit it.
     monkeypatch.setattr(diagrams.charts, "render_chart", broken)
-    if not workers:
-        serial(monkeypatch)
+    use(mode, monkeypatch)
     with pytest.raises(RenderError) as raised:
         drawing.render_generated(golden_traces)
     assert raised.value.path == "gradient-flow-v1.trace" and raised.value.line == 7

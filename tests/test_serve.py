@@ -18,6 +18,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 from test_build_site import project_copy, run
 
 from sitebuild.errors import BuildError
@@ -119,3 +120,13 @@ def test_serve_rebuilds_after_page_template_and_engine_edits(tmp_path: Path) -> 
     finally:
         os.killpg(server.pid, signal.SIGINT)
         server.wait(timeout=30)
+
+
+def test_warm_up_imports_what_a_rebuild_needs_and_leaves_errors_to_the_build(
+        tmp_path: Path) -> None:
+    from sitebuild.mkdocs_run import LATE_IMPORTS, warm_up
+
+    (tmp_path / "mkdocs.yml").write_text("site_name: [unclosed\n", encoding="utf-8")
+    warm_up(tmp_path)  # a broken config is the next build's to report, not the warm-up's
+    assert all(name in sys.modules for name in LATE_IMPORTS)
+    warm_up(ROOT)
