@@ -82,8 +82,8 @@ def mkdocs_build(root: Path, site_dir: Path, settings: BuildSettings,
 
 #: What a build imports late (MkDocs, the hook, the charts' matplotlib, the gates):
 #: ``warm_up`` imports it early.
-LATE_IMPORTS = ("mkdocs.commands.build", "mkdocs.config", "markdown", "sitebuild.hook",
-                "diagrams.charts", "sitebuild.gates")
+LATE_IMPORTS = ("mkdocs.commands.build", "mkdocs.config", "sitebuild.hook", "diagrams.charts",
+                "sitebuild.gates")
 
 
 def warm_up(root: Path) -> None:
@@ -92,13 +92,11 @@ def warm_up(root: Path) -> None:
     Errors are left for the real build to report."""
     for name in LATE_IMPORTS:
         importlib.import_module(name)
-    from markdown import Markdown
     from mkdocs.config import load_config
 
     with _captured_logs():
-        try:
-            config = load_config(config_file=str(root / "mkdocs.yml"))
-            Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs)
+        try:  # loading the config imports the theme, plugins and Markdown extensions
+            load_config(config_file=str(root / "mkdocs.yml"))
         except Exception:
             return
 
