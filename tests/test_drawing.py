@@ -1,42 +1,81 @@
 """Tests of sitebuild/drawing.py and sitebuild/workers.py: every generated file, the same bytes
-whether the charts are drawn by forked workers, by a forkserver's (as under serve, where other
-threads run) or in turn, and a chart's error arriving whole from a worker."""
+whether the charts are drawn by forked workers (a build), by a forkserver's (serve, where other
+threads run) or in turn (one core), and a chart's error arriving whole from a worker.
+
+The forked case runs in a fresh interpreter: the test process may have threads of its own
+(the browser tests' server), beside which ``worker_pool`` rightly refuses to fork.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import subprocess
+import sys
+
 import pytest
+from paths import GOLDEN_DIR, ROOT
 
 import diagrams.charts
-from diagrams.errors import RenderError
 from sitebuild import drawing, workers
 from tracefile import TraceSet
 
-MODES = ("fork", "forkserver", "one core")
+#: Loads the golden traces in a fresh interpreter, as ``golden_traces`` does.
+LOAD = f"""
+import hashlib, sys
+from pathlib import Path
+from sitebuild import drawing, workers
+from sitebuild.paths import CHAPTER_TRACE
+from tracefile import SCHEMAS, TraceSet, load_trace
+traces = TraceSet({{i: load_trace(Path({str(GOLDEN_DIR)!r}) / s.file_name, s)
+                   for i, s in SCHEMAS.items()}}, CHAPTER_TRACE)
+workers.usable_cores = lambda: 2
+assert workers.start_method() == "fork"
+"""
 
 
-def use(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make ``worker_pool`` behave as it does in a build, under serve, or on one core (with
-    two cores at least for the first two, whatever this machine has)."""
-    monkeypatch.setattr(workers, "usable_cores", lambda: 1 if mode == "one core" else 2)
-    if mode == "forkserver":
-        monkeypatch.setattr(workers.threading, "active_count", lambda: 3)
-        workers.start_forkserver()  # as serve does before its threads start
+def fresh(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", LOAD + code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+
+
+def digest(files: dict[str, bytes]) -> str:
+    return hashlib.sha256(b"".join(name.encode() + b"\0" + data + b"\0"
+                                   for name, data in sorted(files.items()))).hexdigest()
 
 
 @pytest.fixture(scope="module")
 def drawn(golden_traces: TraceSet) -> dict[str, bytes]:
-    return drawing.render_generated(golden_traces)
+    """Drawn in turn, the reference the workers' drawings must equal."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(workers, "usable_cores", lambda: 1)
+        return drawing.render_generated(golden_traces)
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_every_way_of_drawing_gives_the_same_bytes(
-        golden_traces: TraceSet, drawn: dict[str, bytes], monkeypatch: pytest.MonkeyPatch,
-        mode: str) -> None:
-    use(mode, monkeypatch)
+def test_forked_workers_draw_the_same_bytes(drawn: dict[str, bytes]) -> None:
+    done = fresh("""
+files = drawing.render_generated(traces)
+print(hashlib.sha256(b"".join(n.encode() + b"\\0" + d + b"\\0"
+                              for n, d in sorted(files.items()))).hexdigest())
+""")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == digest(drawn)
+
+
+def test_a_forkservers_workers_draw_the_same_bytes(
+        golden_traces: TraceSet, drawn: dict[str, bytes],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workers, "usable_cores", lambda: 2)
+    monkeypatch.setattr(workers.threading, "active_count", lambda: 3)  # as under serve
+    workers.start_forkserver()
     with workers.worker_pool(2) as pool:
-        assert (pool is None) == (mode == "one core")
-        assert mode == "one core" or workers.start_method() == mode
+        assert pool is not None and workers.start_method() == "forkserver"
     assert drawing.render_generated(golden_traces) == drawn
+
+
+def test_one_core_draws_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workers, "usable_cores", lambda: 1)
+    with workers.worker_pool(8) as pool:
+        assert pool is None
 
 
 def test_every_chart_diagram_and_table_is_drawn(golden_traces: TraceSet,
@@ -48,16 +87,20 @@ def test_every_chart_diagram_and_table_is_drawn(golden_traces: TraceSet,
     assert not [name for name in charts if b"$" in drawn[name]]
 
 
-@pytest.mark.parametrize("mode", ["fork", "one core"])
-def test_a_chart_that_fails_in_a_worker_fails_the_same_way(
-        golden_traces: TraceSet, monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
-    def broken(name: str, traces: TraceSet) -> str:
-        raise RenderError("gradient-flow-v1.trace", 7, f"chart {name!r} cannot be drawn")
+def test_a_chart_that_fails_in_a_worker_fails_with_its_own_error() -> None:
+    done = fresh("""
+import diagrams.charts
+from diagrams.errors import RenderError
 
-    # Patched before the workers fork, so they inherit it.
-    monkeypatch.setattr(diagrams.charts, "render_chart", broken)
-    use(mode, monkeypatch)
-    with pytest.raises(RenderError) as raised:
-        drawing.render_generated(golden_traces)
-    assert raised.value.path == "gradient-flow-v1.trace" and raised.value.line == 7
-    assert str(raised.value).startswith("gradient-flow-v1.trace:7: chart ")
+def broken(name, traces):
+    raise RenderError("gradient-flow-v1.trace", 7, f"chart {name!r} cannot be drawn")
+
+diagrams.charts.render_chart = broken  # before the workers fork: they inherit it
+try:
+    drawing.render_generated(traces)
+except RenderError as err:
+    print(type(err).__name__, err.path, err.line, str(err))
+""")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("RenderError gradient-flow-v1.trace 7 "
+                                  "gradient-flow-v1.trace:7: chart "), done.stdout

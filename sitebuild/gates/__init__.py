@@ -49,7 +49,7 @@ def run_gates(site_dir: Path, traces: Trace | TraceSet,
         findings = [Finding(".", None, "site", f"no HTML page under {site_dir}")]
     else:
         # Called through the modules so a test can replace one gate to prove the build obeys it
-        # (a forked worker inherits the replacement).
+        # (a forked worker inherits the replacement; a forkserver's, under serve, would not).
         with worker_pool(2) as workers:
             linked = workers.submit(_check_links, site_dir, base) if workers else None
             findings = (audit.audit_site(site_dir, traces, references, rendered)
