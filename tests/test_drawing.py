@@ -45,31 +45,40 @@ def digest(files: dict[str, bytes]) -> str:
 
 @pytest.fixture(scope="module")
 def drawn(golden_traces: TraceSet) -> dict[str, bytes]:
+    """Drawn as this process draws (workers, when it has no other thread)."""
+    return drawing.render_generated(golden_traces)
+
+
+@pytest.fixture(scope="module")
+def drawn_in_turn(golden_traces: TraceSet) -> dict[str, bytes]:
     """Drawn in turn, the reference the workers' drawings must equal."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(workers, "usable_cores", lambda: 1)
         return drawing.render_generated(golden_traces)
 
 
-def test_forked_workers_draw_the_same_bytes(drawn: dict[str, bytes]) -> None:
+# Each draws every chart twice more (seconds): the full suite runs them, not the inner loop.
+@pytest.mark.slow
+def test_forked_workers_draw_the_same_bytes(drawn_in_turn: dict[str, bytes]) -> None:
     done = fresh("""
 files = drawing.render_generated(traces)
 print(hashlib.sha256(b"".join(n.encode() + b"\\0" + d + b"\\0"
                               for n, d in sorted(files.items()))).hexdigest())
 """)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == digest(drawn)
+    assert done.stdout.strip() == digest(drawn_in_turn)
 
 
+@pytest.mark.slow
 def test_a_forkservers_workers_draw_the_same_bytes(
-        golden_traces: TraceSet, drawn: dict[str, bytes],
+        golden_traces: TraceSet, drawn_in_turn: dict[str, bytes],
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(workers, "usable_cores", lambda: 2)
     monkeypatch.setattr(workers.threading, "active_count", lambda: 3)  # as under serve
     workers.start_forkserver()
     with workers.worker_pool(2) as pool:
         assert pool is not None and workers.start_method() == "forkserver"
-    assert drawing.render_generated(golden_traces) == drawn
+    assert drawing.render_generated(golden_traces) == drawn_in_turn
 
 
 def test_one_core_draws_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
