@@ -22,7 +22,7 @@ from markupsafe import Markup
 from diagrams.errors import RenderError
 from diagrams.format import traced
 from tracefile import Trace
-from tracefile.values import trace_repr
+from tracefile.paths import key_text
 
 TEMPLATES = Path(__file__).parent / "templates"
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
@@ -40,13 +40,16 @@ def environment() -> Environment:
     )
 
 
+def _keyed_rows(trace: Trace, kind: str, keys: tuple[str, ...]) -> list[dict[str, str]]:
+    """One row per record of a keyed kind: each of ``keys`` as its value path, the record
+    named by its key as the trace writes it (``STACK[4].plain``)."""
+    spec = trace.schema.specs[kind]
+    return [{key: f"{kind}[{key_text(spec, record)}].{key}" for key in keys}
+            for record in getattr(trace, spec.attr)]
+
+
 def _stack(trace: Trace) -> dict[str, Any]:
-    rows = []
-    for record in trace.stack:
-        key = f"STACK[{trace_repr(record.depth)}]"
-        rows.append({"depth": f"{key}.depth", "plain": f"{key}.plain",
-                     "residual": f"{key}.residual"})
-    return {"rows": rows,
+    return {"rows": _keyed_rows(trace, "STACK", ("depth", "plain", "residual")),
             "gradient": {"plain": "STACK-GRADIENT.plain", "residual": "STACK-GRADIENT.residual"}}
 
 
@@ -86,20 +89,11 @@ def _silent_scale(trace: Trace) -> dict[str, Any]:
 
 
 def _stack_layers(trace: Trace) -> dict[str, Any]:
-    rows = []
-    for record in trace.stack_layer:
-        key = f"STACK-LAYER[{trace_repr(record.layer)}]"
-        rows.append({"layer": f"{key}.layer", "plain": f"{key}.plain",
-                     "residual": f"{key}.residual"})
-    return {"rows": rows}
+    return {"rows": _keyed_rows(trace, "STACK-LAYER", ("layer", "plain", "residual"))}
 
 
 def _scaled(trace: Trace) -> dict[str, Any]:
-    rows = []
-    for record in trace.scaled:
-        key = f"SCALED[{trace_repr(record.alpha)}]"
-        rows.append({"alpha": f"{key}.alpha", "output": f"{key}.output"})
-    return {"rows": rows}
+    return {"rows": _keyed_rows(trace, "SCALED", ("alpha", "output"))}
 
 
 # (question, trace path of its answer, section that explains it). The questions are posed at

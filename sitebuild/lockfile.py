@@ -5,14 +5,14 @@ continuation lines of hashes and comments), names in PEP 503 form; anything else
 ``ValueError`` naming the line. ``pinned(root, name)`` is the installed version of a locked
 distribution, checked against the lock: a version the lock does not pin raises ``BuildError``
 (a page must not claim a version the build did not use). ``render_pin`` is the one HTML form
-of such a version on a page, which the provenance audit accepts only when it equals one
-rendered from the lock (``rendered_pins``), as it accepts citations from the bibliography.
+of such a version on a page, which the provenance audit accepts only when it equals the one
+``render_pin`` makes from the lock for that package, as it accepts citations only from the
+bibliography.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -77,7 +77,3 @@ def render_pin(name: str, version: str) -> Markup:
     return Markup('<code class="pinned" data-lock="{}">{}</code>').format(normalize(name),
                                                                        version)
 
-
-def rendered_pins(root: Path, names: Iterable[str]) -> frozenset[str]:
-    """The exact HTML of every version a page may show (those of ``names``)."""
-    return frozenset(str(render_pin(name, pinned(root, name))) for name in names)
