@@ -7,7 +7,6 @@ from pathlib import Path
 
 from tracefile import SCHEMAS, TraceSet, load_trace
 
-ROOT = Path(__file__).resolve().parents[1]
 LAB_PAGE = "labs/gradient-flow.html"
 LAB_TRACE = "gradient-flow-v1"
 

@@ -14,6 +14,7 @@ from golden_support import assert_drawing_matches_golden
 from paths import GOLDEN_DIR
 
 from diagrams import dot
+from diagrams.dot_parts import label_texts
 from diagrams.format import format_value, number_tokens
 from tracefile import Trace, parse_trace
 
@@ -43,17 +44,6 @@ def statements(text: str) -> list[tuple[str, str | None, str]]:
 def attr(attrs: str, name: str) -> str | None:
     match = re.search(rf'(?<![\w-]){name}="([^"]*)"', attrs)
     return match.group(1) if match else None
-
-
-def label_texts(text: str) -> list[str]:
-    """The text between tags of every HTML-like label (what a reader sees); labels are one
-    line each, so the search stays inside the line after ``label=<``."""
-    found = []
-    for line in text.splitlines():
-        if "label=<" in line:
-            label = line.split("label=<", 1)[1]
-            found += [t for t in re.findall(r">([^<>]+)<", label) if t.strip()]
-    return found
 
 
 @pytest.mark.parametrize("name", DIAGRAMS)
