@@ -1,19 +1,19 @@
-"""Tests for the declared invariants of residual-connections-v2: a trace must agree with itself.
+"""Tests for the declared invariants of every trace: a trace must agree with itself.
 
 Every invariant gets a well-formed but false trace (one value changed) that the parser must
-reject at the right line, naming the invariant and both sides; the golden trace passes all.
+reject at the right line, naming the invariant and both sides; the golden traces pass all.
 """
 
 from __future__ import annotations
 
 import pytest
+from paths import GOLDEN_DIR
 
-from tracefile import parse_trace
+from tracefile import SCHEMAS, parse_trace
 from tracefile.errors import TraceError
-from tracefile.schemas.residual_connections import INVARIANTS
 
-# invariant → (text replaced once, replacement, line reported)
-BREAKS = {
+# invariant → (text replaced once, replacement, line reported), for the chapter's trace
+CHAPTER = {
     "FORWARD.output = FORWARD.input + FORWARD.branch": (
         "output=[1.0,-3.25]", "output=[1.0,-3.5]", 3),
     "BACKWARD.identity = BACKWARD.upstream": (
@@ -27,18 +27,18 @@ BREAKS = {
         "ZERO-BRANCH name=residual.zero.weight output=[2.0,-1.5]", 6),
     "ZERO-BRANCH.input-gradient = BACKWARD.upstream": (
         "input-gradient=[1.0,1.0]", "input-gradient=[1.0,2.0]", 6),
-    "ZERO-BRANCH.weight-gradient-nonzero = (ZERO-BRANCH.weight-gradient ≠ 0)": (
+    "ZERO-BRANCH.weight-gradient-nonzero = (ZERO-BRANCH.weight-gradient ≠ zero)": (
         "weight-gradient-nonzero=true", "weight-gradient-nonzero=false", 6),
-    "SHARED-OPERAND.gradient = 2 × SHARED-OPERAND.upstream": (
+    "SHARED-OPERAND.gradient = twice SHARED-OPERAND.upstream": (
         "SHARED-OPERAND upstream=[1.0,1.0] gradient=[2.0,2.0]",
         "SHARED-OPERAND upstream=[1.0,1.0] gradient=[2.0,1.0]", 8),
-    "STACK-CONFIG.residual-factor = 1 + STACK-CONFIG.branch-factor": (
+    "STACK-CONFIG.residual-factor = one + STACK-CONFIG.branch-factor": (
         "residual-factor=0.75", "residual-factor=0.5", 12),
-    "STACK[0] = FORWARD.input, plain and residual": (
+    "STACK at depth zero = FORWARD.input, plain and residual": (
         "STACK depth=0 plain=[2.0,-1.0]", "STACK depth=0 plain=[2.0,-2.0]", 13),
     "RETENTION.depth = STACK-CONFIG.layers": (
         "RETENTION depth=4", "RETENTION depth=5", 19),
-    "RETENTION = STACK-GRADIENT[0] / BACKWARD.upstream[0], plain and residual": (
+    "RETENTION = STACK-GRADIENT / BACKWARD.upstream, first components, plain and residual": (
         "RETENTION depth=4 plain=0.00390625", "RETENTION depth=4 plain=0.0078125", 19),
     "ZERO-INPUT.jacobian = CONFIG.weightᵀ": (
         "jacobian=[0.5,2.0,-1.0,0.25]", "jacobian=[0.5,-1.0,2.0,0.25]", 23),
@@ -47,27 +47,74 @@ BREAKS = {
         24),
     "SILENT-SCALE.alpha-gradient = FORWARD.branch · BACKWARD.upstream": (
         "alpha-gradient=-3.25", "alpha-gradient=-3.0", 24),
-    "SILENT-SCALE.weight-moves-first = (SILENT-SCALE.weight-gradient ≠ 0)": (
+    "SILENT-SCALE.weight-moves-first = (SILENT-SCALE.weight-gradient ≠ zero)": (
         "weight-moves-first=false", "weight-moves-first=true", 24),
     "GRADCHECK.passed = (GRADCHECK.max-error ≤ GRADCHECK.tolerance)": (
         "max-error=5.869134673213756e-10", "max-error=0.5", 20),
 }
 
 
-def test_every_invariant_has_a_breaking_case() -> None:
-    assert sorted(BREAKS) == sorted(invariant.text for invariant in INVARIANTS)
+GRADIENT_FLOW = {
+    "CHAPTER-PATHS.counts = C(layers, k) for every k from zero to layers": (
+        "counts=[1,4,6,4,1]", "counts=[1,4,5,4,1]", 8),
+    "CHAPTER-PATHS.exact ⇒ CHAPTER-PATHS.total = CHAPTER-PATHS.gradient": (
+        "total=0.31640625 gradient", "total=0.3 gradient", 8),
+    "RANDOM-PATH.count = C(RANDOM-PATHS.layers, length) for every length": (
+        "RANDOM-PATH length=2 count=120 ", "RANDOM-PATH length=2 count=121 ", 10),
+    "PATH-COUNT.counts = C(depth, k) for every k, at every depth up to "
+    "EXPLORER-CONFIG.max-depth": (
+        "PATH-COUNT depth=1 counts=[1,1]", "PATH-COUNT depth=1 counts=[1,2]", 102),
+    "EXPLORER-CONFIG: one cell per factor and depth, last-cell the count less one": (
+        "EXPLORER-CONFIG max-depth=32 ", "EXPLORER-CONFIG max-depth=31 ", 88),
+}
+
+RESIDUAL_STREAM = {
+    "MEMORY.total = the sum of HOLDER bytes": ("total=12065144 ", "total=12065145 ", 38),
+    "STREAM.relative-error = STREAM.max-error / STREAM.max-stream": (
+        "relative-error=5.170663009808407e-16", "relative-error=5.2e-16", 12),
+    "EARLY-EXIT.loss at threshold zero = EARLY-EXIT-CONFIG.full-loss": (
+        "EARLY-EXIT threshold=0.0 mean-blocks=8.0 loss=1.2790667981939898",
+        "EARLY-EXIT threshold=0.0 mean-blocks=8.0 loss=1.28", 15),
+    "LENS.residual ends at PRUNING.angular's first loss (nothing pruned)": (
+        "1.2790667981939898] plain=", "1.28] plain=", 13),
+}
+
+BREAKS = {"residual-connections-v2": CHAPTER, "gradient-flow-v1": GRADIENT_FLOW,
+          "residual-stream-v1": RESIDUAL_STREAM}
+CASES = [(trace_id, text) for trace_id, breaks in BREAKS.items() for text in sorted(breaks)]
 
 
-def test_the_golden_trace_holds_every_invariant(trace_text: str) -> None:
-    parse_trace(trace_text)
+def golden(trace_id: str) -> str:
+    return (GOLDEN_DIR / SCHEMAS[trace_id].file_name).read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("text", sorted(BREAKS))
-def test_a_false_but_well_formed_trace_is_rejected(trace_text: str, text: str) -> None:
-    old, new, line = BREAKS[text]
-    assert old in trace_text
+@pytest.mark.parametrize("trace_id", SCHEMAS)
+def test_every_invariant_has_a_breaking_case(trace_id: str) -> None:
+    assert sorted(BREAKS[trace_id]) == sorted(i.text for i in SCHEMAS[trace_id].invariants)
+    assert SCHEMAS[trace_id].invariants, f"{trace_id} declares no invariant"
+
+
+@pytest.mark.parametrize("trace_id", SCHEMAS)
+def test_the_golden_trace_holds_every_invariant(trace_id: str) -> None:
+    parse_trace(golden(trace_id), trace_id, SCHEMAS[trace_id])
+
+
+@pytest.mark.parametrize("trace_id", SCHEMAS)
+def test_invariant_texts_hold_no_digits(trace_id: str) -> None:
+    # The Trace page lists them as prose: a digit there would be an untraced number.
+    from diagrams.format import number_tokens
+
+    for invariant in SCHEMAS[trace_id].invariants:
+        assert not number_tokens(invariant.text), invariant.text
+
+
+@pytest.mark.parametrize(("trace_id", "text"), CASES)
+def test_a_false_but_well_formed_trace_is_rejected(trace_id: str, text: str) -> None:
+    old, new, line = BREAKS[trace_id][text]
+    trace_text = golden(trace_id)
+    assert old in trace_text, old
     with pytest.raises(TraceError) as caught:
-        parse_trace(trace_text.replace(old, new, 1), "false.trace")
+        parse_trace(trace_text.replace(old, new, 1), "false.trace", SCHEMAS[trace_id])
     message = str(caught.value)
     assert message.startswith(f"false.trace:{line}: invariant {text} does not hold: ")
     assert "the left side is" in message and "the right side" in message

@@ -5,8 +5,11 @@ every documented rule is enforced by a message the reader raises."""
 from __future__ import annotations
 
 import ast
+import html
+import re
 from pathlib import Path
 
+import pytest
 from paths import ROOT
 
 from diagrams.format import number_tokens
@@ -83,3 +86,18 @@ def test_a_new_undocumented_check_is_caught(tmp_path: Path) -> None:
             text += '\n\ndef parse_odd(text):\n    raise ValueProblem("odd value", "x", text)\n'
         (tmp_path / name).write_text(text, encoding="utf-8")
     assert messages(READER, tmp_path) - documented() == {"odd value"}
+
+
+@pytest.mark.slow
+def test_the_trace_page_lists_every_rule_and_every_invariant(built_site: Path) -> None:
+    from sitebuild.hook import trace_rules
+    from tracefile import SCHEMAS
+
+    page = html.unescape(re.sub(r"<[^>]+>", "", (built_site / "trace.html").read_text(
+        encoding="utf-8")))
+    for text in trace_rules():
+        assert " ".join(text.split()) in " ".join(page.split()), text
+    for schema in SCHEMAS.values():
+        assert schema.invariants
+        for invariant in schema.invariants:
+            assert invariant.text in page, invariant.text

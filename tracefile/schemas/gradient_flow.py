@@ -9,7 +9,11 @@ counts, steps) use the ``shape`` kind, the grammar's list of non-negative ints.
 
 from __future__ import annotations
 
-from tracefile.schema import Key, RecordSpec, TraceSchema
+import math
+from collections.abc import Callable
+from typing import Any
+
+from tracefile.schema import Invariant, Key, RecordSpec, TraceSchema
 
 RECORDS = (
     # -- 1. the +1 over ten layers ------------------------------------------------------------
@@ -211,9 +215,50 @@ RECORDS = (
         doc="one (factor, depth) of the grid"),
 )
 
+Get = Callable[[str], Any]
+
+
+def _binomials(n: int) -> tuple[int, ...]:
+    return tuple(math.comb(n, k) for k in range(n + 1))
+
+
+def _exact_split(get: Get) -> tuple[Any, Any]:
+    # The engine calls the split exact only when the total equals the gradient; otherwise
+    # there is nothing to hold it to (both sides are then the flag itself).
+    if get("CHAPTER-PATHS.exact"):
+        return get("CHAPTER-PATHS.total"), get("CHAPTER-PATHS.gradient")
+    return False, False
+
+
+INVARIANTS = (
+    Invariant("CHAPTER-PATHS.counts = C(layers, k) for every k from zero to layers",
+              "CHAPTER-PATHS",
+              lambda get: (get("CHAPTER-PATHS.counts"),
+                           _binomials(get("CHAPTER-PATHS.layers")))),
+    Invariant("CHAPTER-PATHS.exact ⇒ CHAPTER-PATHS.total = CHAPTER-PATHS.gradient",
+              "CHAPTER-PATHS", _exact_split),
+    Invariant("RANDOM-PATH.count = C(RANDOM-PATHS.layers, length) for every length", "RANDOM-PATH",
+              lambda get: (tuple(get(f"RANDOM-PATH[{k}].count")
+                                 for k in range(get("RANDOM-PATHS.layers") + 1)),
+                           _binomials(get("RANDOM-PATHS.layers")))),
+    Invariant("PATH-COUNT.counts = C(depth, k) for every k, at every depth up to "
+              "EXPLORER-CONFIG.max-depth",
+              "PATH-COUNT",
+              lambda get: (tuple(get(f"PATH-COUNT[{d}].counts")
+                                 for d in range(1, get("EXPLORER-CONFIG.max-depth") + 1)),
+                           tuple(_binomials(d)
+                                 for d in range(1, get("EXPLORER-CONFIG.max-depth") + 1)))),
+    Invariant("EXPLORER-CONFIG: one cell per factor and depth, last-cell the count less one",
+              "EXPLORER-CONFIG",
+              lambda get: (get("EXPLORER-CONFIG.last-cell") + 1,
+                           len(get("EXPLORER-CONFIG.factors"))
+                           * get("EXPLORER-CONFIG.max-depth"))),
+)
+
 SCHEMA = TraceSchema(
     "gradient-flow", 1, RECORDS, "engine.experiments.gradient_flow:gradient_flow_results",
     title="Gradients through depth",
     doc="the gradients lab: the added one over ten layers, paths, depth sweeps, silent branches, "
         "norm placement, trainability and the explorer grid",
+    invariants=INVARIANTS,
 )

@@ -247,7 +247,7 @@ INVARIANTS = (
     Invariant("STREAM.relative-error = STREAM.max-error / STREAM.max-stream", "STREAM",
               lambda get: (get("STREAM.relative-error"),
                            get("STREAM.max-error") / get("STREAM.max-stream"))),
-    Invariant("EARLY-EXIT[0.0].loss = EARLY-EXIT-CONFIG.full-loss", "EARLY-EXIT",
+    Invariant("EARLY-EXIT.loss at threshold zero = EARLY-EXIT-CONFIG.full-loss", "EARLY-EXIT",
               lambda get: (get("EARLY-EXIT[0.0].loss"), get("EARLY-EXIT-CONFIG.full-loss"))),
     Invariant("LENS.residual ends at PRUNING.angular's first loss (nothing pruned)", "LENS",
               lambda get: (get("LENS.residual")[-1], get("PRUNING.angular[0]"))),
