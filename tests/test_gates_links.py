@@ -177,3 +177,19 @@ def test_real_site_broken_link_image_and_anchor_fail_the_gates(
     assert any("no-such-page" in m for m in messages)
     assert any("missing.png" in m for m in messages)
     assert any("no id 'no-such-anchor' in index.html" in m for m in messages)
+
+
+@pytest.mark.parametrize(("html", "expected"), [
+    # Served under /sub/: a root-relative link must carry the prefix, and then resolves.
+    ('<a href="/sub/trace/#old-grammar">in</a>', ""),
+    ('<a href="/sub/nope.html">in, missing</a>', "broken link '/sub/nope.html'"),
+    ('<a href="/trace/">out</a>', "link '/trace/' leaves the site, which is served under "
+                                  "'/sub/'"),
+])
+def test_a_site_served_under_a_sub_path(site: Path, html: str, expected: str) -> None:
+    line = _add(site, f"<p>{html}</p>")
+    findings = [f for f in check_links(site, "/sub/") if f.line == line]
+    if not expected:
+        assert findings == []
+    else:
+        assert len(findings) == 1 and findings[0].message.startswith(expected), findings
