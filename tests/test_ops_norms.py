@@ -82,10 +82,15 @@ def test_each_norm_is_one_tape_node(norm):
 
 
 def test_constant_weight_gets_no_gradient_but_x_does():
+    seed = sample(2, 3, seed=52)
     x = TensorValue.parameter(sample(2, 3, seed=51))
-    out = ops.layer_norm(x, np.ones(3), np.zeros(3))
-    out.backward_with_seed(sample(2, 3, seed=52))
-    assert x.gradient().shape == (2, 3)
+    ops.layer_norm(x, np.full(3, 1.5), np.zeros(3)).backward_with_seed(seed)
+    # The same values as parameters: x's gradient must not depend on how w and b were given.
+    x2, w, b = (TensorValue.parameter(v) for v in (sample(2, 3, seed=51), np.full(3, 1.5),
+                                                   np.zeros(3)))
+    ops.layer_norm(x2, w, b).backward_with_seed(seed)
+    np.testing.assert_array_equal(x.gradient(), x2.gradient())
+    assert np.abs(x.gradient()).max() > 0 and w.gradient() is not None
 
 
 @pytest.mark.parametrize("norm", [ops.rms_norm, ops.layer_norm])
