@@ -26,7 +26,8 @@ from diagrams.dot import backward_dot, checks_dot, forward_dot, stack_dot
 from diagrams.dot_decoder import TRACE as DECODER_TRACE
 from diagrams.dot_decoder import decoder_block_dot
 from diagrams.errors import RenderError
-from tracefile import Trace
+from tracefile import Trace, TraceSet
+from tracefile.schemas import CHAPTER_TRACE
 
 TIMEOUT_SECONDS = 60
 ID_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
@@ -85,6 +86,15 @@ DIAGRAMS.update({
     f"{name}{NARROW}": (functools.partial(DIAGRAMS[name][0], narrow=True), *DIAGRAMS[name][1:])
     for name in ("forward", "backward", "stack")
 })
+
+
+def diagram_trace(name: str, traces: Trace | TraceSet) -> Trace | None:
+    """The trace diagram ``name`` draws (``DIAGRAM_TRACE``, else the chapter's), taken from
+    ``traces``; None when it is not among them."""
+    wanted = DIAGRAM_TRACE.get(name, CHAPTER_TRACE)
+    if isinstance(traces, TraceSet):
+        return traces.traces.get(wanted)
+    return traces if traces.trace_id == wanted else None
 
 
 def render_diagram(name: str, trace: Trace) -> str:

@@ -15,10 +15,8 @@ from typing import Any
 
 from engine.errors import EngineError
 from tracefile.errors import TraceWriteError
-from tracefile.schemas import SCHEMAS, residual_connections
+from tracefile.schemas import CHAPTER_TRACE, SCHEMAS
 from tracefile.writer import render_trace as write_trace
-
-CHAPTER_TRACE = residual_connections.SCHEMA.trace_id
 
 
 def experiment(trace_id: str) -> Callable[[], Any]:

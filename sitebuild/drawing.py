@@ -20,12 +20,12 @@ def render_generated(traces: TraceSet) -> dict[str, bytes]:
     """Every diagram (SVG, via dot), chart (SVG, via matplotlib) and table (HTML) the pages
     show."""
     from diagrams.charts import chart_names
-    from diagrams.svg import DIAGRAM_TRACE, DIAGRAMS, render_svg
+    from diagrams.svg import DIAGRAMS, diagram_trace, render_svg
     from diagrams.tables import TABLES, render_table
 
     trace = traces.traces[CHAPTER_TRACE]
-    drawn = {name: traces.traces[DIAGRAM_TRACE.get(name, CHAPTER_TRACE)] for name in DIAGRAMS
-             if DIAGRAM_TRACE.get(name, CHAPTER_TRACE) in traces.traces}
+    drawn = {name: trace for name in DIAGRAMS
+             if (trace := diagram_trace(name, traces)) is not None}
 
     def one_diagram(name: str) -> tuple[str, bytes]:
         dot_fn, title, desc = DIAGRAMS[name]

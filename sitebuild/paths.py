@@ -12,11 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tracefile import SCHEMAS
-from tracefile.schemas import residual_connections
+from tracefile.schemas import CHAPTER_TRACE as CHAPTER_TRACE  # re-exported: pages' default
 
-#: The chapter's trace: what unqualified value paths on a page refer to, unless the page's
-#: front matter names another (``trace: gradient-flow-v1``).
-CHAPTER_TRACE = residual_connections.SCHEMA.trace_id
 REPORT_NAME = "learner-report.txt"
 TRACE_DIR = "build/trace"
 DEFAULT_GENERATED = "build/generated"

@@ -8,23 +8,27 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from paths import GOLDEN_DIR
 
 from diagrams.errors import RenderError
 from diagrams.format import format_value, number_tokens
-from diagrams.svg import DIAGRAM_TRACE, DIAGRAMS, render_diagram, render_svg
-from tracefile import Trace, load_trace
+from diagrams.svg import DIAGRAM_TRACE, DIAGRAMS, diagram_trace, render_diagram, render_svg
+from tracefile import Trace, TraceSet
 
 NS = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture(scope="module")
-def traces(trace: Trace) -> dict[str, Trace]:
+def traces(golden_traces: TraceSet) -> dict[str, Trace]:
     """The trace each diagram draws: the chapter's golden trace, or the one it names."""
-    drawn = {trace.trace_id: trace}
-    for trace_id in set(DIAGRAM_TRACE.values()):
-        drawn[trace_id] = load_trace(GOLDEN_DIR / f"{trace_id}.trace")
-    return {name: drawn[DIAGRAM_TRACE.get(name, trace.trace_id)] for name in DIAGRAMS}
+    return {name: diagram_trace(name, golden_traces) for name in DIAGRAMS}
+
+
+def test_each_diagram_draws_its_own_trace(golden_traces: TraceSet, trace: Trace) -> None:
+    assert diagram_trace("forward", golden_traces).trace_id == trace.trace_id
+    for name, trace_id in DIAGRAM_TRACE.items():
+        assert diagram_trace(name, golden_traces).trace_id == trace_id
+        assert diagram_trace(name, trace) is None  # a lone chapter trace does not hold it
+    assert diagram_trace("forward", trace) is trace
 
 
 @pytest.fixture(scope="module")

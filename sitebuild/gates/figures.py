@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from diagrams.errors import RenderError
 from sitebuild.gates.pages import READER_ATTRS, Finding, attr
-from sitebuild.paths import CHAPTER_TRACE
 from tracefile import Trace, TraceSet
 from tracefile.errors import LocatedError, shorten
 
@@ -118,8 +118,6 @@ class ExpectedDiagrams:
     def __init__(self, traces: Trace | TraceSet,
                  rendered: Mapping[str, str] | None = None) -> None:
         self.traces = traces
-        self.trace = (traces.traces[CHAPTER_TRACE] if isinstance(traces, TraceSet)
-                      else traces)  # the diagrams draw the chapter's trace
         self.rendered = dict(rendered or {})
         self._items: dict[str, list[Item] | str] = {}
 
@@ -145,13 +143,15 @@ class ExpectedDiagrams:
 
 
     def trace_for(self, name: str) -> Trace:
-        """The trace a diagram draws (the chapter's unless it names another)."""
-        from diagrams.svg import DIAGRAM_TRACE
+        """The trace a diagram draws; a RenderError (reported as the diagram's finding) when
+        the caller did not supply it."""
+        from diagrams.svg import DIAGRAM_TRACE, diagram_trace
 
-        wanted = DIAGRAM_TRACE.get(name)
-        if wanted is None or not isinstance(self.traces, TraceSet):
-            return self.trace
-        return self.traces.traces[wanted]
+        trace = diagram_trace(name, self.traces)
+        if trace is None:
+            raise RenderError(f"<diagram {name}>", None, f"draws {DIAGRAM_TRACE.get(name)}, "
+                              "which was not supplied")
+        return trace
 
     def _as_labelled(self, name: str, items: list[Item]) -> list[Item] | str:
         """``items`` when Graphviz drew every label as written, else what it changed (it
