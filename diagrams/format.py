@@ -83,14 +83,15 @@ def positional(value: float) -> str:
     return text
 
 
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+#: Digits and minus as superscripts: an exponent (``10⁻³``) that number_tokens does not read.
+SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 def _format_sci(value: float) -> str:
     # Superscript exponent digits are not [0-9], so number_tokens sees only the mantissa and
     # the base; both are reproduced by this same function when the audit re-formats the value.
     mantissa, exponent = f"{value:.2e}".split("e")
-    power = str(int(exponent)).translate(_SUPERSCRIPT)
+    power = str(int(exponent)).translate(SUPERSCRIPT)
     # No-break spaces: a list of these may wrap between its items but never inside a number.
     return f"{mantissa}\u00a0×\u00a010{power}".replace("-", MINUS)
 

@@ -27,6 +27,7 @@ matplotlib.use("svg")
 from matplotlib import pyplot, ticker
 
 from diagrams.errors import RenderError
+from diagrams.format import MINUS, SUPERSCRIPT
 from diagrams.svg import ID_RE, clean_svg
 
 #: Okabe–Ito colours that keep their contrast on Material's light and slate backgrounds.
@@ -143,9 +144,6 @@ def _mark_every(points: int) -> int:
     return 1 if points <= MARKED else points // MARKED
 
 
-#: Superscript digits and minus, for exponents written as plain text.
-_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076"
-                                            "\u2077\u2078\u2079")
 #: What matplotlib's log formatters write: ``$\mathdefault{…}$`` around a sign, a number, or
 #: ``[C\times]B^{E}``.
 _MATHTEXT_LABEL = re.compile(r"\$\\mathdefault\{(-?)([^{}$\\^]*?)(?:\\times([^{}$\\^]*))?"
@@ -162,9 +160,9 @@ def plain_power(label: str) -> str:
     sign, first, base, exponent = match.groups()
     text = first if base is None else f"{first}\u00d7{base}"
     if exponent is not None:
-        text += exponent.translate(_SUPERSCRIPT)
+        text += exponent.translate(SUPERSCRIPT)
     # mathtext draws a leading hyphen as a minus sign; so does the plain label.
-    return ("\u2212" if sign else "") + text
+    return (MINUS if sign else "") + text
 
 
 class PlainPowers(ticker.LogFormatterSciNotation):
