@@ -63,16 +63,14 @@ class Progress:
         self.current, notes, start = name, [], time.perf_counter()
         try:
             yield notes
-        except OSError as err:
-            # A folder that cannot be written (read-only, full, no permission): name it and
-            # the phase, rather than an internal error.
+        except BaseException as err:
             took = time.perf_counter() - start
             print(f"[{self.command}] {name:<9} FAILED {took:5.2f}s", flush=True)
-            where = err.filename or name
-            raise BuildError(str(where), f"{name}: {err.strerror or err}") from None
-        except BaseException:
-            took = time.perf_counter() - start
-            print(f"[{self.command}] {name:<9} FAILED {took:5.2f}s", flush=True)
+            if isinstance(err, OSError):
+                # A folder that cannot be written (read-only, full, no permission): name it
+                # and the phase, rather than an internal error.
+                raise BuildError(str(err.filename or name),
+                                 f"{name}: {err.strerror or err}") from None
             raise
         took = time.perf_counter() - start
         print(f"[{self.command}] {name:<9} {took:6.2f}s  {' '.join(notes)}".rstrip(), flush=True)
@@ -416,8 +414,8 @@ def _build_parser(sub: argparse._SubParsersAction) -> None:
                            "site into --out atomically.")
     _add_trace_options(build)
     build.add_argument("--site-url", metavar="URL",
-                       help="address the site will be served from (default: site_url in "
-                       "mkdocs.yml); instant navigation works only there")
+                       help="address the site will be served from (default: none: no "
+                       "canonical links, and instant navigation falls back to page loads)")
     build.add_argument("--force", action="store_true",
                        help="rebuild even when nothing changed since the last published site")
     build.set_defaults(func=cmd_build)

@@ -34,6 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from sitebuild.cache import Cache, input_key, tree_parts
 from sitebuild.closure import source_closure
@@ -347,7 +348,10 @@ def run_gates(site_dir: Path, traces: TraceSet, generated: dict[str, bytes] | No
 
     rendered = {name[: -len(".svg")]: data.decode("utf-8")
                 for name, data in (generated or {}).items() if name.endswith(".svg")}
-    from urllib.parse import urlsplit
+    return list(gates(site_dir, traces, rendered=rendered, base=served_path(site_url)))
 
-    base = urlsplit(site_url).path if site_url else "/"
-    return list(gates(site_dir, traces, rendered=rendered, base=base or "/"))
+
+def served_path(site_url: str | None) -> str:
+    """The path a site is served under, ending in "/" as MkDocs makes ``site_url`` end: with
+    ``https://host/sub`` a link to ``/subway/`` is outside the site, not inside it."""
+    return urlsplit(site_url).path.rstrip("/") + "/" if site_url else "/"

@@ -1,8 +1,8 @@
 """Worker processes for the build's CPU-bound parts (drawing charts, checking links).
 
 Contract: ``worker_pool(jobs, initializer, initargs)`` yields a ``ProcessPoolExecutor`` with
-one worker per usable core (at most ``jobs``), or None when parallel work would not pay: one
-usable core or one job. Callers then do the work
+one worker per usable core, at most ``jobs`` (a single job too: its caller works beside it), or
+None when parallel work would not pay: one usable core. Callers then do the work
 themselves, in turn; the results must be the same either way. What is submitted must be
 picklable: a module-level function, called by name.
 
@@ -59,14 +59,14 @@ def start_forkserver() -> None:
 @contextmanager
 def worker_pool(jobs: int, initializer: Callable[..., object] | None = None,
                 initargs: tuple[object, ...] = ()) -> Iterator[ProcessPoolExecutor | None]:
-    workers, method = min(usable_cores(), jobs), start_method()
-    if workers < 2 or method is None:
+    cores, method = usable_cores(), start_method()
+    if cores < 2 or jobs < 1 or method is None:
         yield None
         return
     context = multiprocessing.get_context(method)
     if method == "forkserver":
         context.set_forkserver_preload(list(PRELOAD))  # heeded until the server starts
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+    pool = ProcessPoolExecutor(max_workers=min(cores, jobs), mp_context=context,
                                initializer=initializer, initargs=initargs)
     try:
         yield pool

@@ -27,6 +27,7 @@ from site_support import (
     tree_digest,
 )
 
+from sitebuild.errors import BuildError
 from sitebuild.pipeline import engine_jobs
 from tracefile import SCHEMAS
 
@@ -240,3 +241,51 @@ def test_readme_build_runs_the_engine_end_to_end(engine_build: BuiltSite) -> Non
     assert "No learner report" not in page
     report = (engine_build.build_dir / "trace" / GOLDEN_REPORT.name).read_text()
     assert html.escape(report.splitlines()[1], quote=False) in page
+
+
+def test_an_os_error_in_a_phase_names_the_file_and_the_phase(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import build_site
+
+    with pytest.raises(BuildError) as raised, build_site.Progress("build").phase("publish"):
+        raise PermissionError(13, "Permission denied", "/srv/site")
+    assert str(raised.value) == "/srv/site: publish: Permission denied"
+    assert capsys.readouterr().out.startswith("[build] publish   FAILED ")
+
+
+def test_a_build_folder_inside_the_output_folder_is_refused(tmp_path: Path) -> None:
+    import build_site
+
+    args = build_site.parser().parse_args(
+        ["build", "--out", str(tmp_path / "site"), "--build-dir", str(tmp_path / "site" / "b")])
+    with pytest.raises(BuildError, match="the build folder is inside the output folder"):
+        build_site.cmd_build(args, build_site.Progress("build"))
+    assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize(("mine", "theirs", "found"), [
+    (b"a\nb\n", b"a\nb\n", None),
+    (b"a\nx\n", b"a\nb\n", (2, "'b'")),
+    (b"a\nb\nextra\n", b"a\nb\n", (3, "''")),
+    (b"a\nb\n", b"a\nb\nmore\n", (3, "'more'")),
+    (b"a\nb\nc\n", b"a\nb\n", (3, "''")),
+    (b"a\nb\n", b"a\nb", (3, "(nothing: its trace ends earlier)")),
+])
+def test_first_difference_names_the_line_and_what_the_engine_writes(
+        mine: bytes, theirs: bytes, found: tuple[int, str] | None) -> None:
+    import build_site
+
+    assert build_site.first_difference(mine, theirs) == found
+
+
+def test_a_trace_unlike_the_engines_is_refused_unless_allowed(tmp_path: Path) -> None:
+    import build_site
+
+    given = tmp_path / "given.trace"
+    given.write_bytes(b"a\nx\n")
+    assert build_site.same_as_engine(given, b"a\nx\n", False, "why") is True
+    assert build_site.same_as_engine(given, b"a\nb\n", True, "why") is False
+    with pytest.raises(BuildError) as raised:
+        build_site.same_as_engine(given, b"a\nb\n", False, build_site.CHECK_PURPOSE)
+    assert str(raised.value) == (f"{given}:2: differs from a fresh run of the engine, which "
+                                 f"writes 'b' here; {build_site.CHECK_PURPOSE}")

@@ -87,6 +87,13 @@ def test_one_core_draws_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
         assert pool is None
 
 
+def test_a_pool_has_no_more_workers_than_jobs_or_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workers, "usable_cores", lambda: 2)
+    for jobs, expected in ((1, 1), (2, 2), (38, 2)):
+        with workers.worker_pool(jobs) as pool:
+            assert pool is not None and pool._max_workers == expected
+
+
 def test_every_chart_diagram_and_table_is_drawn(golden_traces: TraceSet,
                                                 drawn: dict[str, bytes]) -> None:
     charts = {f"{name}.svg" for name in diagrams.charts.chart_names(golden_traces)}

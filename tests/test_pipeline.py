@@ -90,3 +90,11 @@ def test_an_engine_crash_is_named_by_the_file_and_line_it_happened_at() -> None:
     assert "exited with 1: SyntaxError: invalid syntax" in str(err)
     plain = pipeline.engine_failure(job, 2, "engine: no such command\n")
     assert (plain.path, plain.line) == ("engine", None)
+
+
+@pytest.mark.parametrize(("site_url", "path"), [
+    (None, "/"), ("http://127.0.0.1:8000/", "/"), ("https://host", "/"),
+    ("https://host/sub/", "/sub/"), ("https://host/sub", "/sub/"), ("https://host/a/b", "/a/b/"),
+])
+def test_the_served_path_always_ends_in_a_slash(site_url: str | None, path: str) -> None:
+    assert pipeline.served_path(site_url) == path

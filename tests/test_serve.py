@@ -8,6 +8,7 @@ the serving process unless code changed since it started.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -122,11 +123,20 @@ def test_serve_rebuilds_after_page_template_and_engine_edits(tmp_path: Path) -> 
         server.wait(timeout=30)
 
 
+@pytest.mark.parametrize("config", ["mkdocs.yml", "broken"])
 def test_warm_up_imports_what_a_rebuild_needs_and_leaves_errors_to_the_build(
-        tmp_path: Path) -> None:
-    from sitebuild.mkdocs_run import LATE_IMPORTS, warm_up
-
-    (tmp_path / "mkdocs.yml").write_text("site_name: [unclosed\n", encoding="utf-8")
-    warm_up(tmp_path)  # a broken config is the next build's to report, not the warm-up's
-    assert all(name in sys.modules for name in LATE_IMPORTS)
-    warm_up(ROOT)
+        tmp_path: Path, config: str) -> None:
+    root = ROOT
+    if config == "broken":  # a broken config is the next build's to report, not the warm-up's
+        root = tmp_path
+        (tmp_path / "mkdocs.yml").write_text("site_name: [unclosed\n", encoding="utf-8")
+    # A fresh interpreter: in this one, other tests have imported everything already.
+    code = ("import json, sys; from pathlib import Path; from sitebuild.mkdocs_run import "
+            "LATE_IMPORTS, warm_up; before = [n for n in LATE_IMPORTS if n in sys.modules]; "
+            f"warm_up(Path({str(root)!r})); "
+            "print(json.dumps([before, [n for n in LATE_IMPORTS if n not in sys.modules]]))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    before, missing = json.loads(done.stdout)
+    assert before == [] and missing == [], done.stdout

@@ -223,3 +223,10 @@ def test_plain_mkdocs_build_regenerates_through_the_cache(tmp_path: Path) -> Non
     assert 'data-trace="residual-connections-v2:FORWARD.output"' in index
     assert 'class="residual-diagram' in index
     assert (proj / "build" / "generated" / "KEY").is_file()
+
+
+def test_on_config_refuses_a_site_without_the_offline_search_shim(
+        context: SiteContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(site_hook, "SHIM_SRC", "node_modules/no-such-package/shim.js")
+    with pytest.raises(HookError, match="iframe-worker shim is not installed"):
+        site_hook.on_config(fake_config([], settings_for(context)))

@@ -50,7 +50,7 @@ def run_gates(site_dir: Path, traces: Trace | TraceSet,
     else:
         # Called through the modules so a test can replace one gate to prove the build obeys it
         # (a forked worker inherits the replacement; a forkserver's, under serve, would not).
-        with worker_pool(2) as workers:
+        with worker_pool(1) as workers:  # the links gate, while this process audits
             linked = workers.submit(_check_links, site_dir, base) if workers else None
             findings = (audit.audit_site(site_dir, traces, references, rendered)
                         + (linked.result() if linked else _check_links(site_dir, base))
