@@ -66,7 +66,7 @@ KATEX_FILES = ("katex.min.js", "katex.min.css")
 SHIM_SRC = "node_modules/iframe-worker/shim/index.js"
 SHIM_URL = "assets/vendor/iframe-worker/shim.js"
 _GENERATOR = re.compile(r'[ \t]*<meta name="generator" content="[^"]*">\n?')
-_TITLE = re.compile(r"<title>(.*?)</title>", re.S)
+_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.S)
 
 
 @dataclass(frozen=True)
@@ -125,10 +125,10 @@ class SiteContext:
         """The inline SVG of diagram ``name`` in a labelled wrapper; where the diagram has a
         phone-width variant (``NAME-narrow``: a diagram, or a table), both, and the page's CSS
         shows the one that fits the screen."""
-        wide = self._svg_region(name)
+        wide = _region(*self._svg(name, "diagram"))
         narrow = self.generated / f"{name}-narrow"
         if narrow.with_suffix(".svg").is_file():
-            other = self._svg_region(f"{name}-narrow")
+            other = _region(*self._svg(f"{name}-narrow", "diagram"))
         elif narrow.with_suffix(".html").is_file():
             other = self.table(f"{name}-narrow")
         else:
@@ -136,28 +136,19 @@ class SiteContext:
         return Markup('<div class="figure-wide">\n{}\n</div>\n<div class="figure-narrow">\n{}\n'
                       "</div>").format(wide, other)
 
-    def _svg_region(self, name: str) -> Markup:
-        svg = "\n".join(line for line in self._generated(name, ".svg", "diagram").splitlines()
+    def _svg(self, name: str, what: str) -> tuple[str, str]:
+        """A generated SVG without its blank lines, and its title (its name if it has none)."""
+        svg = "\n".join(line for line in self._generated(name, ".svg", what).splitlines()
                         if line.strip())
         found = _TITLE.search(svg)
-        label = html.unescape(found.group(1)) if found else name
-        return Markup(
-            '<div class="diagram-scroll" tabindex="0" role="region" aria-label="{}">\n{}\n</div>'
-        ).format(label, Markup(svg))
+        return svg, html.unescape(found.group(1)) if found else name
 
     def chart(self, name: str, caption: str = "") -> Markup:
         """A chart: its SVG (from the generated files), a caption, and its plotted values as a
         folded table of traced spans."""
         from diagrams.charts import NARROW, values_table
 
-        def region(svg_name: str) -> Markup:
-            svg = "\n".join(line for line in self._generated(svg_name, ".svg", "chart")
-                            .splitlines() if line.strip())
-            return Markup('<div class="diagram-scroll" tabindex="0" role="region" '
-                          'aria-label="{}">\n{}\n</div>').format(label, Markup(svg))
-
-        found = _TITLE.search(self._generated(name, ".svg", "chart"))
-        label = html.unescape(found.group(1)) if found else name
+        wide, label = self._svg(name, "chart")
         return Markup(
             '<figure class="residual-chart" id="{name}">\n'
             '<div class="figure-wide">{wide}</div>\n<div class="figure-narrow">{narrow}</div>\n'
@@ -165,7 +156,8 @@ class SiteContext:
             '<details class="chart-values"><summary>The plotted values</summary>\n'
             '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">{table}'
             "</div></div>\n</details>\n</figure>"
-        ).format(name=name, wide=region(name), narrow=region(f"{name}{NARROW}"),
+        ).format(name=name, wide=_region(wide, label),
+                 narrow=_region(*self._svg(f"{name}{NARROW}", "chart")),
                  caption=caption or label, table=values_table(name, self.traces))
 
     def explorer(self) -> Markup:
@@ -214,6 +206,13 @@ def default_settings(root: Path) -> BuildSettings:
         traces={trace_id: root / TRACE_DIR / trace_file(trace_id) for trace_id in SCHEMAS},
         report=report if report.is_file() else None,
         generated=root / DEFAULT_GENERATED, generated_ready=False)
+
+
+def _region(svg: str, label: str) -> Markup:
+    """An inline SVG in a focusable, labelled region that scrolls sideways if it must."""
+    return Markup(
+        '<div class="diagram-scroll" tabindex="0" role="region" aria-label="{}">\n{}\n</div>'
+    ).format(label, Markup(svg))
 
 
 def load_context(root: Path, settings: BuildSettings) -> SiteContext:

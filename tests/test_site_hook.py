@@ -47,7 +47,8 @@ def context(tmp_path: Path, fixture_trace: Path) -> SiteContext:
     generated = tmp_path / "generated"
     generated.mkdir()
     (generated / "forward.svg").write_text(
-        '<svg class="residual-diagram"><title>Forward &amp; merge</title>\n\n<g/></svg>\n')
+        '<svg class="residual-diagram"><title id="forward-title">Forward &amp; merge</title>\n'
+        '\n<g/></svg>\n')
     (generated / "stack.html").write_text('<table class="traced-table"></table>\n')
     traces = TraceSet({CHAPTER_TRACE: load_trace(fixture_trace)}, CHAPTER_TRACE)
     return SiteContext(traces, {CHAPTER_TRACE: fixture_trace}, "report line\n", generated)
