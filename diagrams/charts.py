@@ -32,6 +32,7 @@ from diagrams.chart_spec import POSITIONS, Chart, Line, Paths
 from diagrams.errors import RenderError
 from diagrams.format import traced
 from diagrams.plots import Plot, Series, render_plot
+from diagrams.svg import NARROW
 from diagrams.words import number_words
 from tracefile import Trace, TraceSet
 from tracefile.paths import key_text
@@ -112,8 +113,8 @@ def _band(trace: Trace, line: Line) -> tuple[tuple[float, ...] | None, tuple[flo
             tuple(v for _, v in _points(trace, line.high)))
 
 
-#: The suffix of a chart's phone-width rendering (a narrower figure, the same values).
-NARROW = "-narrow"
+# NARROW (diagrams.svg): the suffix of a chart's phone-width rendering too, a narrower figure
+# of the same values.
 
 
 def render_chart(name: str, traces: Trace | TraceSet) -> str:

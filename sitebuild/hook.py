@@ -44,6 +44,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from diagrams.format import traced
+from diagrams.svg import NARROW
 from diagrams.words import number_words
 from sitebuild.citations import load_references, render_citation
 from sitebuild.lockfile import pinned, render_pin
@@ -126,11 +127,11 @@ class SiteContext:
         phone-width variant (``NAME-narrow``: a diagram, or a table), both, and the page's CSS
         shows the one that fits the screen."""
         wide = _region(*self._svg(name, "diagram"))
-        narrow = self.generated / f"{name}-narrow"
+        narrow = self.generated / f"{name}{NARROW}"
         if narrow.with_suffix(".svg").is_file():
-            other = _region(*self._svg(f"{name}-narrow", "diagram"))
+            other = _region(*self._svg(f"{name}{NARROW}", "diagram"))
         elif narrow.with_suffix(".html").is_file():
-            other = self.table(f"{name}-narrow")
+            other = self.table(f"{name}{NARROW}")
         else:
             return wide
         return Markup('<div class="figure-wide">\n{}\n</div>\n<div class="figure-narrow">\n{}\n'
@@ -146,7 +147,7 @@ class SiteContext:
     def chart(self, name: str, caption: str = "") -> Markup:
         """A chart: its SVG (from the generated files), a caption, and its plotted values as a
         folded table of traced spans."""
-        from diagrams.charts import NARROW, values_table
+        from diagrams.charts import values_table
 
         wide, label = self._svg(name, "chart")
         return Markup(
