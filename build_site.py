@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sitebuild import freshness, mkdocs_run, pipeline, publish
 from sitebuild.cache import Cache
@@ -39,6 +40,9 @@ from sitebuild.publish import write_folder
 from tracefile import SCHEMAS, TraceSet, load_trace, parse_trace
 from tracefile.errors import LocatedError, shorten
 from tracefile.files import write_atomic
+
+if TYPE_CHECKING:  # imported by serve alone: it brings Jinja
+    from sitebuild.warm import Warm
 
 ROOT = Path(__file__).resolve().parent
 BUILD = ROOT / "build"
@@ -215,7 +219,8 @@ def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> in
                                                generated_key)
         notes += [shown(build / "generated"), f"(cache {status})"]
     settings = BuildSettings(traces=dict(inputs.traces), report=inputs.report if report else None,
-                             generated=build / "generated", unverified=inputs.unverified)
+                             generated=build / "generated", unverified=inputs.unverified,
+                             parsed=traces)
     _site_phases(args, progress, out, traces, settings, generated)
     freshness.record(build, out, key)
     progress.total(f"published {shown(out)}")
@@ -233,17 +238,22 @@ def _read_report(path: Path | None) -> bytes | None:
 
 
 def _site_phases(args: argparse.Namespace, progress: Progress, out: Path, traces: TraceSet,
-                 settings: BuildSettings, generated: dict[str, bytes] | None = None) -> None:
-    """MkDocs into a temporary folder, the gates on it, then the atomic publish."""
+                 settings: BuildSettings, generated: dict[str, bytes] | None = None,
+                 warm: Warm | None = None) -> None:
+    """MkDocs into a temporary folder, the gates on it, then the atomic publish. ``warm``:
+    the serving process's memos (``sitebuild.warm``), which only an in-process rebuild has."""
     tmp = publish.temp_site_dir(out, args.build_dir)
     try:
         with progress.phase("mkdocs") as notes:
-            mkdocs_run.mkdocs_build(ROOT, tmp, settings, args.site_url)
+            mkdocs_run.mkdocs_build(ROOT, tmp, settings, args.site_url, warm)
             notes.append(f"--strict into {shown(tmp)}")
+            if warm is not None:
+                notes.append(f"({warm.hits} of {warm.hits + warm.misses} page renders reused)")
         with progress.phase("gates") as notes:
             # Name pages as they will be published, not by the temporary folder.
+            memo = warm.gates if warm is not None else None
             findings = [f.shown_as(shown(out))
-                        for f in pipeline.run_gates(tmp, traces, generated, args.site_url)]
+                        for f in pipeline.run_gates(tmp, traces, generated, args.site_url, memo)]
             if findings:
                 report = args.build_dir / "findings.txt"
                 write_atomic(report, "".join(f"{finding}\n" for finding in findings))
@@ -259,6 +269,7 @@ def _site_phases(args: argparse.Namespace, progress: Progress, out: Path, traces
 def cmd_serve(args: argparse.Namespace, progress: Progress) -> int:
     """The serve command: build, then serve with live reload."""
     from sitebuild.serve import serve
+    from sitebuild.warm import Warm
 
     # Material's instant navigation follows only sitemap links with this very port.
     build_args = ["--out", str(args.out), "--build-dir", str(args.build_dir),
@@ -273,15 +284,19 @@ def cmd_serve(args: argparse.Namespace, progress: Progress) -> int:
         build_args += ["--cache-dir", str(args.cache_dir)]
     watch = tuple(p for p in (*(args.trace or ()), args.report) if p is not None)
     args.site_url = f"http://{SERVE_HOST}:{args.port}/"
+    warm = Warm()
     return serve(ROOT, args.out, build_args, SERVE_HOST, args.port, watch,
-                 lambda: docs_rebuild(args))
+                 lambda: docs_rebuild(args, warm))
 
 
-def docs_rebuild(args: argparse.Namespace) -> bool:
+def docs_rebuild(args: argparse.Namespace, warm: Warm | None = None) -> bool:
     """Rebuild after an edit under ``docs/`` only, in this process: the traces, report and
     generated figures of the last build are reused, so only MkDocs, the gates and the publish
-    run. False (after printing the one-line error) when it failed."""
+    run, and with ``warm`` (``sitebuild.warm``) only for the pages whose inputs changed since
+    an earlier rebuild. False (after printing the one-line error) when it failed."""
     progress = Progress("rebuild")
+    if warm is not None:
+        warm.hits = warm.misses = 0
     try:
         with pipeline.exclusive(args.build_dir):
             given = given_traces(args.trace)
@@ -294,12 +309,13 @@ def docs_rebuild(args: argparse.Namespace) -> bool:
             settings = BuildSettings(traces=dict(inputs.traces),
                                      report=inputs.report if report else None,
                                      generated=args.build_dir / "generated",
-                                     unverified=inputs.unverified)
+                                     unverified=inputs.unverified, parsed=traces,
+                                     page_memo=warm.renders if warm is not None else None)
             generated_key = pipeline.generated_key(ROOT, traces)
             # The last build's diagrams, if drawn from these traces, spare the figure gate
             # drawing them all again (most of an in-process rebuild's time otherwise).
             generated = pipeline.generated_on_disk(settings.generated, generated_key)
-            _site_phases(args, progress, args.out, traces, settings, generated)
+            _site_phases(args, progress, args.out, traces, settings, generated, warm)
             key = freshness.site_key(ROOT, traces, report, generated_key, args.site_url,
                                      inputs.unverified)
             freshness.record(args.build_dir, args.out, key)

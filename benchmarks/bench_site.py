@@ -17,8 +17,10 @@ scenario alike:
 - ``no-change``: the same build again with nothing changed;
 - ``docs-edit``: a build after a sentence is appended to a page;
 - ``engine-edit``: a build after a comment is appended to an engine module;
-- ``serve-edit``: under ``build_site.py serve``, from writing a page to the served page
-  holding the new sentence.
+- ``serve-first``, ``serve-edit``, ``serve-lab``: under ``build_site.py serve``, from writing
+  a page to the served page holding the new sentence: the server's first edit (a short page;
+  it fills the serving process's per-page memos, ``sitebuild.warm``), later edits to that
+  page, and edits to the longest page (the gradients lab).
 It prints the median of each and its ratio to the floor. Nothing here is asserted: speed
 targets live in notes and docs, never in timed tests.
 """
@@ -42,7 +44,10 @@ ROOT = Path(__file__).resolve().parents[1]
 IGNORED = shutil.ignore_patterns("build", "site", ".git", ".venv", ".venv-tools",
                                  "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache",
                                  ".hypothesis")
-SCENARIOS = ("floor", "cold-cached", "cold", "no-change", "docs-edit", "engine-edit", "serve-edit")
+SERVE_SCENARIOS = ("serve-first", "serve-edit", "serve-lab")
+SCENARIOS = ("floor", "cold-cached", "cold", "no-change", "docs-edit", "engine-edit",
+             *SERVE_SCENARIOS)
+LONGEST_PAGE = "labs/gradient-flow"  # the page with the most HTML: the slowest to rebuild
 ENV = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
 
 
@@ -136,23 +141,31 @@ def fetch(url: str) -> str:
         return ""
 
 
-def serve_edits(project: Project, rounds: int) -> list[float]:
-    """Edit-to-served times under one running server."""
+def serve_edits(project: Project, rounds: int) -> dict[str, list[float]]:
+    """Edit-to-served times under one running server: its first page edit (which fills the
+    serving process's per-page memos), then edits to a short page and to the longest one."""
     port = free_port()
     server = subprocess.Popen([project.python, "build_site.py", "serve", "--port", str(port)],
                               cwd=project.root, env=ENV, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, start_new_session=True)
-    url = f"http://127.0.0.1:{port}/building.html"
-    times = []
-    try:
-        wait(lambda: "How this site is built" in fetch(url))
+    base = f"http://127.0.0.1:{port}/"
+    times: dict[str, list[float]] = {name: [] for name in SERVE_SCENARIOS}
+
+    def edit(page: str, served: str) -> float:
+        word = project.append(f"docs/{page}", "\nServed sentence {n}.\n")
+        marker, start = f"Served sentence {word}.", time.perf_counter()
+        wait(lambda: marker in fetch(base + served), poll=0.02)
+        elapsed = time.perf_counter() - start
         time.sleep(1.0)
+        return elapsed
+
+    try:
+        wait(lambda: "How this site is built" in fetch(base + "building.html"))
+        time.sleep(1.0)
+        times["serve-first"].append(edit("building.md", "building.html"))
         for _ in range(rounds):
-            word = project.append("docs/building.md", "\nServed sentence {n}.\n")
-            marker, start = f"Served sentence {word}.", time.perf_counter()
-            wait(lambda marker=marker: marker in fetch(url), poll=0.02)
-            times.append(time.perf_counter() - start)
-            time.sleep(1.0)
+            times["serve-edit"].append(edit("building.md", "building.html"))
+            times["serve-lab"].append(edit(LONGEST_PAGE + ".md", LONGEST_PAGE + ".html"))
     finally:
         # SIGTERM, not SIGINT: a shell without job control starts background jobs with SIGINT
         # ignored, and the server would inherit that; serve treats SIGTERM as Ctrl-C.
@@ -220,7 +233,7 @@ def main() -> None:
             for project, floor, mine in zip(projects, floors, times, strict=True):
                 one_round(project, floor, mine)
         for project, mine in zip(projects, times, strict=True):
-            mine["serve-edit"] = serve_edits(project, args.repeat)
+            mine.update(serve_edits(project, args.repeat))
     for source, mine in zip(sources, times, strict=True):
         floor = statistics.median(mine["floor"])
         print(f"{source} ({args.repeat} rounds, medians)")

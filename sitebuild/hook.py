@@ -6,11 +6,11 @@ name a trace value (``{{ tv("FORWARD.output") }}``) and this hook inserts it.
 Contract (MkDocs events):
 - ``on_config``: reads its settings from ``config.extra["build"]`` (``BuildSettings``, set by
   ``build_site.py`` on the loaded config; no environment variables): the trace files by id,
-  the learner report (``None``: not supplied) and the generated diagrams/tables folder. Without
-  them (a plain ``mkdocs build``/``mkdocs serve``) it takes every declared trace from
-  ``build/trace/`` and first brings the generated files up to date through the cache. It
-  also replaces the offline plugin's CDN polyfill by the vendored one, so no page requests
-  another host.
+  the learner report (``None``: not supplied), the generated diagrams/tables folder and, when
+  the build parsed them already, the parsed traces. Without them (a plain ``mkdocs build``/
+  ``mkdocs serve``) it takes every declared trace from ``build/trace/`` and first brings the
+  generated files up to date through the cache. It also replaces the offline plugin's CDN
+  polyfill by the vendored one, so no page requests another host.
 - ``on_files``: adds vendored KaTeX (from ``node_modules/katex/dist``), the iframe-worker shim
   when installed, and every raw trace at ``trace/<id>.trace``.
 - ``on_page_markdown``: renders the page through ``sitebuild.page_render`` (strict, comment
@@ -21,7 +21,9 @@ Contract (MkDocs events):
   ``diagrams.words``: a row's place is not a traced value, and pages show no untraced digit),
   ``cite``
   (``extra.references``), ``pinned`` (a package's version, from the lock). Any failure
-  raises ``PageError`` whose ``str`` is ``docs/page.md:LINE: message``.
+  raises ``PageError`` whose ``str`` is ``docs/page.md:LINE: message``. Given a page memo
+  (``BuildSettings.page_memo``: serve's, ``sitebuild.warm``), a page whose Markdown, trace and
+  inputs (``context_digest``) are unchanged since the memo's last build is not rendered again.
 - ``on_post_page``/``on_post_template``: strip ``<meta name="generator">`` so no tool
   version string reaches the site.
 Errors are ``HookError`` (a ``LocatedError`` that MkDocs' own CLI also reports on one line).
@@ -29,6 +31,7 @@ Errors are ``HookError`` (a ``LocatedError`` that MkDocs' own CLI also reports o
 
 from __future__ import annotations
 
+import hashlib
 import html
 import os
 import re
@@ -47,7 +50,7 @@ from diagrams.format import traced
 from diagrams.svg import NARROW
 from diagrams.words import number_words
 from sitebuild.citations import load_references, render_citation
-from sitebuild.lockfile import pinned, render_pin
+from sitebuild.lockfile import LOCK, pinned, render_pin
 from sitebuild.page_render import HookError, PageError, fenced, front_matter_lines, render_page
 from sitebuild.paths import (
     CHAPTER_TRACE,
@@ -217,9 +220,14 @@ def _region(svg: str, label: str) -> Markup:
 
 
 def load_context(root: Path, settings: BuildSettings) -> SiteContext:
-    """Parse the traces and read the report the settings name."""
+    """Parse the traces (unless the caller already did) and read the report the settings
+    name."""
+    parsed = getattr(settings, "parsed", None)
     traces = {}
     for trace_id, path in settings.traces.items():
+        if parsed is not None and trace_id in parsed.traces:
+            traces[trace_id] = parsed.traces[trace_id]
+            continue
         if not path.is_file():
             raise HookError(str(path), None, "trace not found; run `python build_site.py "
                             "build` (it runs the engine)")
@@ -240,6 +248,20 @@ def load_context(root: Path, settings: BuildSettings) -> SiteContext:
             generate(root, trace_set, settings.generated, Cache(root / "build" / "cache"))
     return SiteContext(trace_set, dict(settings.traces), report, settings.generated,
                        tuple(getattr(settings, "unverified", ())))
+
+
+def context_digest(root: Path, context: SiteContext, references: Any) -> str:
+    """A digest of everything a page's rendering reads besides its own Markdown: the traces,
+    the report, the generated figures and tables, the bibliography and the lock."""
+    digest = hashlib.sha256()
+    parts: list[bytes] = [repr((context.unverified, references)).encode("utf-8")]
+    parts += [f"{tid}\0{t.text}".encode() for tid, t in sorted(context.traces.traces.items())]
+    parts.append((context.report or "").encode("utf-8"))
+    for path in [root / LOCK, *sorted(context.generated.iterdir())]:
+        parts += [path.name.encode("utf-8"), path.read_bytes() if path.is_file() else b""]
+    for part in parts:
+        digest.update(len(part).to_bytes(8, "big") + part)
+    return digest.hexdigest()
 
 
 _state: dict[str, Any] = {}
@@ -272,6 +294,9 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     settings = config.extra.get(SETTINGS_KEY) or default_settings(root)
     _state["context"] = load_context(root, settings)
     _state["references"] = load_references(config.extra)
+    _state["page_memo"] = getattr(settings, "page_memo", None)
+    if _state["page_memo"] is not None:
+        _state["inputs"] = context_digest(root, _state["context"], _state["references"])
     polyfills = [p for p in config.extra.get("polyfills", []) if "://" not in str(p)]
     if not (root / SHIM_SRC).is_file():
         # Without the vendored shim the offline search silently stops working: a different
@@ -316,10 +341,17 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     page_globals = {**context.page_globals(page.meta.get("trace", CHAPTER_TRACE)),
                     "pinned": lambda name: render_pin(name, pinned(root, name)),
                     "cite": lambda key: render_citation(references, key)}
-    banner = context.banner()
+    memo: dict[str, Any] | None = _state["page_memo"]
+    key = (markdown, offset, page.meta.get("trace", CHAPTER_TRACE), _state.get("inputs"))
+    if memo is not None and name in memo and memo[name][0] == key:
+        rendered = memo[name][1]
+    else:
+        rendered = render_page(markdown, name, page_globals, offset)
+        if memo is not None:
+            memo[name] = (key, rendered)
     # The banner goes after any front matter MkDocs already removed: line numbers in errors
     # still count from the page's own first line.
-    return banner + render_page(markdown, name, page_globals, offset)
+    return context.banner() + rendered
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:

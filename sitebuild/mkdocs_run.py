@@ -1,12 +1,14 @@
 """The MkDocs phase: ``mkdocs build --strict`` in-process, its complaints as one line.
 
-Contract: ``mkdocs_build(root, site_dir, settings, site_url)`` builds ``root/mkdocs.yml`` into
+Contract: ``mkdocs_build(root, site_dir, settings, site_url, warm)`` builds ``root/mkdocs.yml`` into
 ``site_dir`` (a temporary folder: ``sitebuild.publish`` makes it and later swaps it into
 place) with ``strict=True``, handing the hook its ``BuildSettings`` through the MkDocs config
 (``configure``) and using ``site_url`` (``None``: the one in mkdocs.yml). It raises a
 ``LocatedError``: the hook's own, or a ``BuildError`` made from MkDocs' first warning or error,
-located at its ``docs/`` page and line when MkDocs names a page. ``warm_up(root)`` does the
-imports and the config loading ahead, for a process that will build again and again.
+located at its ``docs/`` page and line when MkDocs names a page. Given a ``Warm``
+(``sitebuild.warm``), the build reuses the per-page work of earlier builds in the same process
+wherever its inputs are unchanged. ``warm_up(root)`` does the imports and the config loading
+ahead, for a process that will build again and again.
 """
 
 from __future__ import annotations
@@ -15,13 +17,16 @@ import importlib
 import logging
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sitebuild.errors import BuildError
 from sitebuild.paths import SETTINGS_KEY, BuildSettings
 from tracefile.errors import LocatedError
+
+if TYPE_CHECKING:
+    from sitebuild.warm import Warm
 
 _DOC_MESSAGE = re.compile(r"Doc file '([^']+)' contains (?:a|an) [\w ]*?link '([^']*)'")
 _PAGE_ERROR = re.compile(r"Error (?:reading|building) page '([^']+)'")
@@ -52,13 +57,14 @@ def _captured_logs() -> Iterator[_Collect]:
 
 
 def mkdocs_build(root: Path, site_dir: Path, settings: BuildSettings,
-                 site_url: str | None = None) -> None:
-    """``mkdocs build --strict`` into ``site_dir``; one-line errors (see module doc)."""
+                 site_url: str | None = None, warm: Warm | None = None) -> None:
+    """``mkdocs build --strict`` into ``site_dir``; one-line errors (see module doc).
+    ``warm``: a long-lived process's memos (``sitebuild.warm``), for its repeated builds."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import ConfigurationError, MkDocsException
 
-    with _captured_logs() as logs:
+    with _captured_logs() as logs, warm.mkdocs() if warm is not None else nullcontext():
         try:
             config = load_config(config_file=str(root / "mkdocs.yml"), site_url=site_url,
                                  site_dir=str(site_dir), strict=True)

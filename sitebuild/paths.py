@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from tracefile import SCHEMAS
+from tracefile import SCHEMAS, TraceSet
 from tracefile.schemas import CHAPTER_TRACE as CHAPTER_TRACE  # re-exported: pages' default
 
 REPORT_NAME = "learner-report.txt"
@@ -41,6 +42,12 @@ class BuildSettings:
     generated_ready: bool = True
     #: Traces that differ from a fresh engine run; every page then says so.
     unverified: tuple[str, ...] = ()
+    #: The traces as the caller already parsed them from ``traces`` (the hook then does not
+    #: parse them again); ``None``: the hook parses the files.
+    parsed: TraceSet | None = None
+    #: A long-lived process's memo of rendered pages (``sitebuild.warm``), which the hook
+    #: keeps each page's rendering in under everything the rendering read.
+    page_memo: dict[str, Any] | None = None
 
 
 SETTINGS_KEY = "build"

@@ -34,6 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from sitebuild.cache import Cache, input_key, tree_parts
@@ -341,14 +342,16 @@ class GatesFailed(BuildError):
 
 
 def run_gates(site_dir: Path, traces: TraceSet, generated: dict[str, bytes] | None = None,
-              site_url: str | None = None) -> list[object]:
+              site_url: str | None = None, memo: dict[Any, Any] | None = None) -> list[object]:
     """The gates' findings on a built site (imported late: they load a lot). ``generated``:
-    the diagrams this build rendered from ``traces``, which the figure check then reuses."""
+    the diagrams this build rendered from ``traces``, which the figure check then reuses;
+    ``memo``: a long-lived process's per-page findings (``sitebuild.warm``)."""
     from sitebuild.gates import run_gates as gates
 
     rendered = {name[: -len(".svg")]: data.decode("utf-8")
                 for name, data in (generated or {}).items() if name.endswith(".svg")}
-    return list(gates(site_dir, traces, rendered=rendered, base=served_path(site_url)))
+    return list(gates(site_dir, traces, rendered=rendered, base=served_path(site_url),
+                      memo=memo))
 
 
 def served_path(site_url: str | None) -> str:

@@ -7,6 +7,7 @@ of tool version strings.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import subprocess
@@ -231,3 +232,38 @@ def test_on_config_refuses_a_site_without_the_offline_search_shim(
     monkeypatch.setattr(site_hook, "SHIM_SRC", "node_modules/no-such-package/shim.js")
     with pytest.raises(HookError, match="iframe-worker shim is not installed"):
         site_hook.on_config(fake_config([], settings_for(context)))
+
+
+def test_on_config_takes_the_traces_the_build_parsed(context: SiteContext,
+                                                      tmp_path: Path) -> None:
+    # The build parsed these very files moments before; the hook must not parse them again.
+    parsed = context.traces
+    settings = BuildSettings(traces={CHAPTER_TRACE: tmp_path / "never-read.trace"},
+                             report=None, generated=context.generated, parsed=parsed)
+    site_hook.on_config(fake_config([], settings))
+    loaded = site_hook._state["context"].traces.traces[CHAPTER_TRACE]
+    assert loaded is parsed.traces[CHAPTER_TRACE]
+
+
+def test_the_page_memo_renders_a_page_again_only_when_an_input_changed(
+        context: SiteContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = site_hook.render_page
+    monkeypatch.setattr(site_hook, "render_page",
+                        lambda source, *args: calls.append(source) or real(source, *args))
+    memo: dict[str, object] = {}
+    page = SimpleNamespace(file=SimpleNamespace(abs_src_path=None, src_uri="page.md"), meta={})
+
+    def build(markdown: str) -> str:
+        settings = dataclasses.replace(settings_for(context), page_memo=memo)
+        config = site_hook.on_config(fake_config([], settings))
+        return site_hook.on_page_markdown(markdown, page=page, config=config, files=None)
+
+    first = build("{{ tv('FORWARD.output') }}")
+    assert build("{{ tv('FORWARD.output') }}") == first and len(calls) == 1
+    build("Edited: {{ tv('FORWARD.output') }}")
+    assert len(calls) == 2
+    # A generated file the page may show changed: every page renders again.
+    (context.generated / "stack.html").write_text('<table class="other"></table>\n')
+    build("Edited: {{ tv('FORWARD.output') }}")
+    assert len(calls) == 3

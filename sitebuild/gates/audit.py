@@ -25,11 +25,13 @@ of the theme's own 404 page (its "404" is an HTTP status, not a figure of the ch
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 from diagrams.format import format_value, number_tokens
 from sitebuild.citations import Reference
@@ -45,7 +47,7 @@ from sitebuild.gates.pages import (
     html_pages,
     is_listing_code,
 )
-from sitebuild.lockfile import pinned, render_pin
+from sitebuild.lockfile import LOCK, pinned, render_pin
 from sitebuild.paths import trace_url
 from tracefile import SCHEMAS, Trace, TraceSet, load_trace
 from tracefile.errors import LocatedError, shorten
@@ -64,18 +66,47 @@ FOOTNOTE_BACKREF_TITLE = re.compile(r"Jump back to footnote [0-9]+ in the text")
 
 def audit_site(site_dir: Path, trace: Trace | TraceSet,
                references: Mapping[str, Reference] | None = None,
-               rendered: Mapping[str, str] | None = None) -> list[Finding]:
+               rendered: Mapping[str, str] | None = None,
+               memo: MutableMapping[Any, Any] | None = None) -> list[Finding]:
     """Audit every HTML page under `site_dir` against the traces and the bibliography
     (`references`; default: the project's `mkdocs.yml` `extra.references`). A declared trace
     the caller did not supply is read from the site's own published copy, when there is one
-    (`with_published`)."""
+    (`with_published`). `memo` (a long-lived process's, `sitebuild.warm`) keeps each page's
+    findings under a digest of its HTML and of everything else the audit reads."""
     trace = with_published(site_dir, trace)
     refs = project_references() if references is None else references
     citations, diagrams = rendered_citations(refs), ExpectedDiagrams(trace, rendered)
+    context = _context_digest(trace, citations, rendered) if memo is not None else ""
     findings: list[Finding] = []
     for page, text in html_pages(site_dir):
-        findings.extend(audit_page(page, text, trace, diagrams, citations))
+        key = (GATE, page)
+        if memo is None:
+            findings.extend(audit_page(page, text, trace, diagrams, citations))
+            continue
+        inputs = (hashlib.sha256(text.encode("utf-8")).hexdigest(), context)
+        kept = memo.get(key)
+        if kept is None or kept[0] != inputs:
+            kept = memo[key] = (inputs, audit_page(page, text, trace, diagrams, citations))
+        findings.extend(kept[1])
     return findings
+
+
+def _context_digest(traces: TraceSet, citations: frozenset[str],
+                    rendered: Mapping[str, str] | None) -> str:
+    """A digest of what the audit reads besides a page: the traces, the accepted citations,
+    the diagrams drawn for this build and the lock that pins the versions a page names."""
+    digest = hashlib.sha256()
+    try:
+        lock = (ROOT / LOCK).read_bytes()
+    except OSError:
+        lock = b""
+    parts = [lock, *sorted(citations)]
+    parts += [f"{name}\0{t.text}" for name, t in sorted(traces.traces.items())]
+    parts += [f"{name}\0{svg}" for name, svg in sorted((rendered or {}).items())]
+    for part in parts:
+        data = part if isinstance(part, bytes) else part.encode("utf-8")
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
 
 
 def with_published(site_dir: Path, traces: Trace | TraceSet) -> TraceSet:

@@ -19,10 +19,13 @@ A broken link's finding names the line of the Markdown source that holds it firs
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from sitebuild.gates.pages import Finding, attr, html_pages, read_text
@@ -71,18 +74,19 @@ def source_needles(url: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in needles if n))
 
 
-def check_links(site_dir: Path, base: str = "/") -> list[Finding]:
-    """Check every reference of every page and stylesheet under `site_dir`."""
+def check_links(site_dir: Path, base: str = "/",
+                memo: MutableMapping[Any, Any] | None = None) -> list[Finding]:
+    """Check every reference of every page and stylesheet under `site_dir`. `memo` (a
+    long-lived process's, `sitebuild.warm`) keeps what each page's HTML holds (its ids, URLs
+    and own findings) under a digest of that HTML; resolving the URLs is always done anew."""
     anchors: dict[str, frozenset[str]] = {}
     references: list[LinkRef] = []
     findings: list[Finding] = []
     for page, text in html_pages(site_dir):
-        parser = _LinkParser(page)
-        parser.feed(text)
-        parser.close()
-        anchors[page] = frozenset(parser.ids)
-        references.extend(parser.references)
-        findings.extend(parser.findings)
+        ids, refs, found = _page_links(page, text, memo)
+        anchors[page] = ids
+        references.extend(refs)
+        findings.extend(found)
     for css in sorted(site_dir.rglob("*.css")):
         references.extend(css_references(site_dir, css))
     for ref in references:
@@ -91,6 +95,23 @@ def check_links(site_dir: Path, base: str = "/") -> list[Finding]:
             findings.append(Finding(ref.page, ref.line, GATE, problem,
                                     needles=source_needles(ref.url)))
     return sorted(findings, key=Finding.sort_key)
+
+
+def _page_links(page: str, text: str, memo: MutableMapping[Any, Any] | None
+                ) -> tuple[frozenset[str], list[LinkRef], list[Finding]]:
+    """A page's ids, references and own findings (duplicate ids), from `memo` if it holds
+    them for this very HTML."""
+    inputs = hashlib.sha256(text.encode("utf-8")).hexdigest() if memo is not None else ""
+    kept = memo.get((GATE, page)) if memo is not None else None
+    if kept is not None and kept[0] == inputs:
+        return kept[1]
+    parser = _LinkParser(page)
+    parser.feed(text)
+    parser.close()
+    parsed = (frozenset(parser.ids), list(parser.references), list(parser.findings))
+    if memo is not None:
+        memo[(GATE, page)] = (inputs, parsed)
+    return parsed
 
 
 def css_references(site_dir: Path, css: Path) -> list[LinkRef]:

@@ -1,0 +1,217 @@
+"""Content-keyed memos for a process that rebuilds the site again and again (``serve``).
+
+Role: after an edit confined to ``docs/``, ``serve`` rebuilds in process; most pages did not
+change, and redoing their work is most of a rebuild. ``Warm`` remembers, per page, what MkDocs
+and the gates made of it, keyed by everything that work reads, and hands it back only when
+every input is unchanged. A one-shot ``build_site.py build`` never uses it: builds stay plain
+MkDocs, and the memo's only claim is that it changes nothing but time (the test suite holds
+it to byte-identical sites).
+
+Contract:
+- ``Warm.mkdocs()`` is a context manager that, for one MkDocs build, remembers
+  - a page's Markdown-to-HTML render (``Page.render``), keyed by its page, its Markdown after
+    the hook, the site's file list and the Markdown configuration, and valid only while every
+    file its snippets read still holds the same bytes; a render that logged a warning is never
+    kept (it must be logged again, and strict mode fails the build on it);
+  - the search plugin's entries for a page, keyed by its URL, title, HTML, table of contents
+    and front matter;
+  - the theme's compiled templates (Jinja's own bytecode cache, which checks each
+    template's source).
+  It restores MkDocs' own methods when the build ends, failed or not.
+- ``Warm.renders`` is the memo the hook keeps each page's Jinja rendering in
+  (``BuildSettings.page_memo``), under the page's Markdown and a digest of the traces, report,
+  generated files, bibliography and lock (``sitebuild.hook.context_digest``).
+- ``Warm.gates`` is the memo the gates take (``sitebuild.gates.run_gates(memo=...)``): each
+  gate keys a page's findings by the page, a digest of its HTML and of what else it reads.
+- Each memo keeps the latest entry per page, so memory stays bounded by the site.
+It assumes one build at a time, as ``serve`` runs them; everything outside ``docs/`` is read
+through the keys above, never assumed constant.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+
+def digest(text: str | bytes) -> str:
+    """A content digest (sha256 hex) of text or bytes."""
+    return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()
+
+
+class _Bytecode(jinja2.BytecodeCache):
+    """Compiled templates in memory; Jinja discards an entry whose source checksum differs."""
+
+    def __init__(self) -> None:
+        self.stored: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self.stored:
+            bucket.bytecode_from_string(self.stored[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.stored[bucket.key] = bucket.bytecode_to_string()
+
+
+@dataclass(frozen=True)
+class _Rendered:
+    """What ``Page.render`` left on a page, with the snippet files it read."""
+
+    content: str
+    toc: Any
+    title: str | None
+    anchors: frozenset[str]
+    links_to_anchors: dict[str, dict[str, str]] | None  # by the linked page's src_uri
+    snippets: tuple[tuple[str, str], ...]  # (path, digest of its bytes)
+
+    def current(self) -> bool:
+        """Whether every snippet file still holds the bytes it held."""
+        for path, seen in self.snippets:
+            try:
+                if digest(Path(path).read_bytes()) != seen:
+                    return False
+            except OSError:
+                return False
+        return True
+
+    def restore(self, page: Any, files: Any) -> None:
+        page.content, page.toc, page._title_from_render = self.content, self.toc, self.title
+        page.present_anchor_ids = set(self.anchors)
+        if self.links_to_anchors is not None:
+            # Keyed by this build's File objects: the anchors are checked against the pages
+            # of this build, not the ones the memo saw.
+            found = {uri: files.get_file_from_path(uri) for uri in self.links_to_anchors}
+            page.links_to_anchors = {found[uri]: dict(links)
+                                     for uri, links in self.links_to_anchors.items()
+                                     if found[uri] is not None}
+
+
+class _Warnings(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+class Warm:
+    """The memos of one long-lived process (see the module doc)."""
+
+    def __init__(self) -> None:
+        self.pages: dict[str, tuple[tuple[str, ...], _Rendered]] = {}
+        self.search: dict[str, tuple[tuple[str, ...], list[dict[str, Any]]]] = {}
+        self.bytecode = _Bytecode()
+        self.gates: dict[Any, Any] = {}
+        self.renders: dict[str, Any] = {}  # the hook's, through BuildSettings.page_memo
+        self.hits = self.misses = 0
+
+    @contextmanager
+    def mkdocs(self) -> Iterator[None]:
+        """Remember page renders, search entries and compiled templates for one build."""
+        from material.plugins.search.plugin import SearchIndex
+        from mkdocs.structure.pages import Page
+        from mkdocs.theme import Theme
+        from pymdownx.snippets import SnippetPreprocessor
+
+        saved = (Page.render, SearchIndex.add_entry_from_context, Theme.get_env,
+                 SnippetPreprocessor.read_lines)
+        reads: list[str] = []
+        Page.render = self._render_with(saved[0], reads)
+        SearchIndex.add_entry_from_context = self._index_with(saved[1])
+        Theme.get_env = self._env_with(saved[2])
+        SnippetPreprocessor.read_lines = _recording(saved[3], reads)
+        try:
+            yield
+        finally:
+            (Page.render, SearchIndex.add_entry_from_context, Theme.get_env,
+             SnippetPreprocessor.read_lines) = saved
+
+    def _render_with(self, render: Any, reads: list[str]) -> Any:
+        warm = self
+
+        def memo_render(page: Any, config: Any, files: Any) -> None:
+            uri = page.file.src_uri
+            key = (page.markdown or "", _files_key(files), _markdown_key(config))
+            kept = warm.pages.get(uri)
+            if kept is not None and kept[0] == key and kept[1].current():
+                warm.hits += 1
+                kept[1].restore(page, files)
+                return
+            warm.misses += 1
+            warnings, logger = _Warnings(), logging.getLogger("mkdocs")
+            reads.clear()
+            logger.addHandler(warnings)
+            try:
+                render(page, config, files)
+            finally:
+                logger.removeHandler(warnings)
+            if warnings.count == 0:
+                warm.pages[uri] = (key, _rendered(page, reads))
+            else:
+                warm.pages.pop(uri, None)
+
+        return memo_render
+
+    def _index_with(self, add: Any) -> Any:
+        warm = self
+
+        def memo_add(index: Any, page: Any) -> None:
+            key = (page.title or "", page.content or "", str(page.toc), repr(page.meta))
+            kept = warm.search.get(page.url)
+            if kept is not None and kept[0] == key:
+                index.entries.extend(copy.deepcopy(kept[1]))
+                return
+            before = len(index.entries)
+            add(index, page)
+            warm.search[page.url] = (key, copy.deepcopy(index.entries[before:]))
+
+        return memo_add
+
+    def _env_with(self, get_env: Any) -> Any:
+        bytecode = self.bytecode
+
+        def memo_env(theme: Any) -> jinja2.Environment:
+            env = get_env(theme)
+            env.bytecode_cache = bytecode
+            return env
+
+        return memo_env
+
+
+def _recording(read_lines: Any, reads: list[str]) -> Any:
+    def recorded(self: Any, path: str) -> list[str]:
+        reads.append(path)
+        return read_lines(self, path)
+
+    return recorded
+
+
+def _rendered(page: Any, reads: list[str]) -> _Rendered:
+    links = getattr(page, "links_to_anchors", None)
+    snippets = []
+    for path in dict.fromkeys(reads):
+        snippets.append((path, digest(Path(path).read_bytes())))
+    return _Rendered(
+        page.content, page.toc, page._title_from_render,
+        frozenset(page.present_anchor_ids or ()),
+        None if links is None else {f.src_uri: dict(v) for f, v in links.items()},
+        tuple(snippets))
+
+
+def _files_key(files: Any) -> str:
+    """The site's file list as links resolve against it."""
+    return digest("\n".join(sorted(f"{f.src_uri}\t{f.dest_uri}\t{f.url}" for f in files)))
+
+
+def _markdown_key(config: Any) -> str:
+    return digest(repr((config["markdown_extensions"], sorted(
+        (name, repr(options)) for name, options in (config["mdx_configs"] or {}).items()))))

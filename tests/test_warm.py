@@ -1,0 +1,171 @@
+"""Tests for sitebuild/warm.py: serve's per-page memos change nothing but time.
+
+A warm rebuild must write the very bytes a cold build writes, after any edit; a memo entry
+must be dropped when anything it was made from changes (the page, a snippet's source file, the
+page it links into); a render that warned must warn again; MkDocs' own methods come back after
+every build, failed or not. The gates' memo must find on a reused page what it found before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import pytest
+from site_support import BuiltSite, project_copy, tree_digest
+
+from sitebuild.errors import BuildError
+from sitebuild.gates import audit, links
+from sitebuild.mkdocs_run import mkdocs_build
+from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, BuildSettings
+from sitebuild.warm import Warm
+from tracefile import SCHEMAS, TraceSet
+
+CONFIG = """\
+site_name: Tiny
+docs_dir: docs
+strict: true
+use_directory_urls: false
+theme:
+  name: material
+plugins:
+  - search
+nav:
+  - One: one.md
+  - Two: two.md
+markdown_extensions:
+  - toc:
+      permalink: true
+  - pymdownx.superfences
+  - pymdownx.snippets:
+      base_path: ["."]
+      check_paths: true
+validation:
+  links:
+    not_found: warn
+    anchors: warn
+"""
+ONE = "# One\n\nSee [the second part](two.md#second-part).\n\n--8<-- \"src/listing.py\"\n"
+TWO = "# Two\n\n## Second part\n\nWords.\n"
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    """A two-page Material site whose first page links to an anchor of the second and
+    includes a snippet from outside docs/."""
+    root = tmp_path / "tiny"
+    (root / "docs").mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / "mkdocs.yml").write_text(CONFIG, encoding="utf-8")
+    (root / "docs" / "one.md").write_text(ONE, encoding="utf-8")
+    (root / "docs" / "two.md").write_text(TWO, encoding="utf-8")
+    (root / "src" / "listing.py").write_text("LISTED = 'first'\n", encoding="utf-8")
+    return root
+
+
+def build(root: Path, out: Path, warm: Warm | None) -> dict[str, str]:
+    shutil.rmtree(out, ignore_errors=True)
+    settings = BuildSettings(traces={}, report=None, generated=root / "generated")
+    mkdocs_build(root, out, settings, None, warm)
+    return tree_digest(out)
+
+
+def test_a_warm_rebuild_writes_what_a_cold_build_writes(tiny: Path, tmp_path: Path) -> None:
+    warm = Warm()
+    build(tiny, tmp_path / "first", warm)
+    assert (warm.hits, warm.misses) == (0, 2)
+    (tiny / "docs" / "two.md").write_text(TWO + "\nMore words.\n", encoding="utf-8")
+    again = build(tiny, tmp_path / "warm", warm)
+    assert (warm.hits, warm.misses) == (1, 3)  # only the edited page was rendered
+    assert again == build(tiny, tmp_path / "cold", None)
+    assert "More words." in (tmp_path / "warm" / "search" / "search_index.json").read_text()
+
+
+def test_an_edited_snippet_source_renders_its_page_again(tiny: Path, tmp_path: Path) -> None:
+    warm = Warm()
+    build(tiny, tmp_path / "first", warm)
+    (tiny / "src" / "listing.py").write_text("LISTED = 'second'\n", encoding="utf-8")
+    build(tiny, tmp_path / "warm", warm)
+    assert warm.hits == 1 and "second" in (tmp_path / "warm" / "one.html").read_text()
+
+
+def test_a_removed_anchor_fails_the_page_linking_to_it(tiny: Path, tmp_path: Path) -> None:
+    # one.md is reused from the memo, yet its link is checked against this build's two.md.
+    warm = Warm()
+    build(tiny, tmp_path / "first", warm)
+    (tiny / "docs" / "two.md").write_text("# Two\n\nNo parts.\n", encoding="utf-8")
+    with pytest.raises(BuildError, match="second-part"):
+        build(tiny, tmp_path / "warm", warm)
+    assert warm.hits == 1
+
+
+def test_a_render_that_warned_warns_again(tiny: Path, tmp_path: Path) -> None:
+    (tiny / "docs" / "two.md").write_text(TWO + "\n[gone](missing.md)\n", encoding="utf-8")
+    warm = Warm()
+    for attempt in ("first", "second"):
+        with pytest.raises(BuildError, match=r"missing\.md"):
+            build(tiny, tmp_path / attempt, warm)
+    assert "two.md" not in warm.pages
+
+
+def test_mkdocs_methods_come_back_after_a_failed_build(tiny: Path, tmp_path: Path) -> None:
+    from material.plugins.search.plugin import SearchIndex
+    from mkdocs.structure.pages import Page
+    from mkdocs.theme import Theme
+
+    before = (Page.render, SearchIndex.add_entry_from_context, Theme.get_env)
+    (tiny / "docs" / "one.md").write_text("[gone](missing.md)\n", encoding="utf-8")
+    with pytest.raises(BuildError):
+        build(tiny, tmp_path / "site", Warm())
+    assert (Page.render, SearchIndex.add_entry_from_context, Theme.get_env) == before
+
+
+@pytest.mark.slow
+def test_the_gates_memo_keeps_findings_and_sees_new_pages(site_copy: Path,
+                                                          golden_traces: TraceSet) -> None:
+    memo: dict[object, object] = {}
+    page = site_copy / "building.html"
+    page.write_text(page.read_text(encoding="utf-8").replace(
+        "</article>", "<p>A typed number, 0.42.</p></article>", 1), encoding="utf-8")
+    first = audit.audit_site(site_copy, golden_traces, memo=memo)
+    assert [f.message for f in first if "0.42" in f.message]
+    assert audit.audit_site(site_copy, golden_traces, memo=memo) == first
+    page.write_text(page.read_text(encoding="utf-8").replace("0.42", "0.43"), encoding="utf-8")
+    assert [f.message for f in audit.audit_site(site_copy, golden_traces, memo=memo)
+            if "0.43" in f.message]
+    # links: a page reused from the memo is checked against the anchors of this site.
+    assert links.check_links(site_copy, memo=memo) == []
+    target = site_copy / "trace.html"
+    target.write_text(target.read_text(encoding="utf-8").replace(
+        'id="gradient-flow-v1"', 'id="renamed"'), encoding="utf-8")
+    assert "labs/gradient-flow.html" in {f.page for f in links.check_links(site_copy, memo=memo)}
+
+
+@pytest.mark.slow
+def test_the_chapter_rebuilt_warm_is_the_chapter_built_cold(site_build: BuiltSite,
+                                                            tmp_path: Path) -> None:
+    """The real site: after a sentence is added to one page, a warm rebuild (the other pages
+    reused) writes every file a cold build writes, byte for byte."""
+    root = project_copy(tmp_path)
+    trace_dir = site_build.build_dir / "trace"
+    settings = BuildSettings(
+        traces={trace_id: trace_dir / schema.file_name for trace_id, schema in SCHEMAS.items()},
+        report=trace_dir / REPORT_NAME, generated=site_build.build_dir / "generated")
+    assert CHAPTER_TRACE in settings.traces
+
+    def built(out: Path, warm: Warm | None) -> dict[str, str]:
+        memo = warm.renders if warm is not None else None
+        mkdocs_build(root, out, dataclasses.replace(settings, page_memo=memo),
+                     "http://127.0.0.1:8000/", warm)
+        return tree_digest(out)
+
+    warm = Warm()
+    built(tmp_path / "first", warm)
+    page = root / "docs" / "building.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nOne more sentence.\n",
+                    encoding="utf-8")
+    again = built(tmp_path / "warm", warm)
+    assert warm.hits == len(list((root / "docs").rglob("*.md"))) - 1
+    assert again == built(tmp_path / "cold", None)
+    assert len(warm.renders) == len(list((root / "docs").rglob("*.md")))
