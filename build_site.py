@@ -19,6 +19,7 @@ Set ``RESIDUAL_DEBUG=1`` to see the traceback of an unexpected internal error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import itertools
 import os
@@ -286,44 +287,83 @@ def cmd_serve(args: argparse.Namespace, progress: Progress) -> int:
     args.site_url = f"http://{SERVE_HOST}:{args.port}/"
     warm = Warm()
     return serve(ROOT, args.out, build_args, SERVE_HOST, args.port, watch,
-                 lambda: docs_rebuild(args, warm))
+                 lambda: docs_rebuild(args, warm), lambda: prime(args, warm))
+
+
+@dataclass(frozen=True)
+class DocsInputs:
+    """What an in-process rebuild takes from the last build: its traces, report and figures."""
+
+    traces: TraceSet
+    report: bytes | None
+    settings: BuildSettings
+    generated_key: str
+    generated: dict[str, bytes] | None
+
+
+def docs_inputs(args: argparse.Namespace, warm: Warm | None) -> DocsInputs:
+    """The last build's traces, report and figures, as ``docs_rebuild`` and ``prime`` use
+    them (the caller holds the build folder's lock)."""
+    given = given_traces(args.trace)
+    # The banner of an unverified trace must survive an in-process rebuild.
+    inputs = dataclasses.replace(inputs_on_disk(args, given), unverified=unverified(args, given))
+    traces = TraceSet({trace_id: load_trace(path, SCHEMAS[trace_id])
+                       for trace_id, path in inputs.traces.items()}, CHAPTER_TRACE)
+    report = _read_report(inputs.report)
+    settings = BuildSettings(traces=dict(inputs.traces), report=inputs.report if report else None,
+                             generated=args.build_dir / "generated",
+                             unverified=inputs.unverified, parsed=traces,
+                             page_memo=warm.renders if warm is not None else None)
+    generated_key = pipeline.generated_key(ROOT, traces)
+    # The last build's diagrams, if drawn from these traces, spare the figure gate drawing
+    # them all again (most of an in-process rebuild's time otherwise).
+    generated = pipeline.generated_on_disk(settings.generated, generated_key)
+    return DocsInputs(traces, report, settings, generated_key, generated)
 
 
 def docs_rebuild(args: argparse.Namespace, warm: Warm | None = None) -> bool:
     """Rebuild after an edit under ``docs/`` only, in this process: the traces, report and
     generated figures of the last build are reused, so only MkDocs, the gates and the publish
     run, and with ``warm`` (``sitebuild.warm``) only for the pages whose inputs changed since
-    an earlier rebuild. False (after printing the one-line error) when it failed."""
+    an earlier build in this process. False (after printing the one-line error) when it
+    failed."""
     progress = Progress("rebuild")
-    if warm is not None:
-        warm.hits = warm.misses = 0
     try:
-        with pipeline.exclusive(args.build_dir):
-            given = given_traces(args.trace)
-            # The banner of an unverified trace must survive an in-process rebuild.
-            inputs = dataclasses.replace(inputs_on_disk(args, given),
-                                         unverified=unverified(args, given))
-            traces = TraceSet({trace_id: load_trace(path, SCHEMAS[trace_id])
-                               for trace_id, path in inputs.traces.items()}, CHAPTER_TRACE)
-            report = _read_report(inputs.report)
-            settings = BuildSettings(traces=dict(inputs.traces),
-                                     report=inputs.report if report else None,
-                                     generated=args.build_dir / "generated",
-                                     unverified=inputs.unverified, parsed=traces,
-                                     page_memo=warm.renders if warm is not None else None)
-            generated_key = pipeline.generated_key(ROOT, traces)
-            # The last build's diagrams, if drawn from these traces, spare the figure gate
-            # drawing them all again (most of an in-process rebuild's time otherwise).
-            generated = pipeline.generated_on_disk(settings.generated, generated_key)
-            _site_phases(args, progress, args.out, traces, settings, generated, warm)
-            key = freshness.site_key(ROOT, traces, report, generated_key, args.site_url,
-                                     inputs.unverified)
+        with warm.lock if warm is not None else contextlib.nullcontext(), \
+                pipeline.exclusive(args.build_dir):
+            if warm is not None:
+                warm.hits = warm.misses = 0
+            last = docs_inputs(args, warm)
+            _site_phases(args, progress, args.out, last.traces, last.settings, last.generated,
+                         warm)
+            key = freshness.site_key(ROOT, last.traces, last.report, last.generated_key,
+                                     args.site_url, last.settings.unverified)
             freshness.record(args.build_dir, args.out, key)
     except LocatedError as err:
         print(" ".join(str(err).split()), file=sys.stderr, flush=True)
         return False
     progress.total(f"published {shown(args.out)} (docs only, in process)")
     return True
+
+
+def prime(args: argparse.Namespace, warm: Warm) -> None:
+    """Fill serve's memos with the current pages, so that its first page edit is as quick as
+    the next: MkDocs and the gates into a temporary folder, which is then removed; nothing is
+    published. A failure is left for the first rebuild to report."""
+    start = time.perf_counter()
+    try:
+        with warm.lock, pipeline.exclusive(args.build_dir):
+            last = docs_inputs(args, warm)
+            tmp = publish.temp_site_dir(args.out, args.build_dir)
+            try:
+                mkdocs_run.mkdocs_build(ROOT, tmp, last.settings, args.site_url, warm)
+                pipeline.run_gates(tmp, last.traces, last.generated, args.site_url, warm.gates)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+    except LocatedError:
+        return
+    print(f"[serve] pages remembered in {time.perf_counter() - start:.2f}s: a page edit now "
+          "renders and checks that page alone", flush=True)
 
 
 def inputs_on_disk(args: argparse.Namespace, given: dict[str, Path] | None = None) -> BuildInputs:

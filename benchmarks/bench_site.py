@@ -17,10 +17,10 @@ scenario alike:
 - ``no-change``: the same build again with nothing changed;
 - ``docs-edit``: a build after a sentence is appended to a page;
 - ``engine-edit``: a build after a comment is appended to an engine module;
-- ``serve-first``, ``serve-edit``, ``serve-lab``: under ``build_site.py serve``, from writing
-  a page to the served page holding the new sentence: the server's first edit (a short page;
-  it fills the serving process's per-page memos, ``sitebuild.warm``), later edits to that
-  page, and edits to the longest page (the gradients lab).
+- ``serve-first``, ``serve-edit``, ``serve-lab``: under ``build_site.py serve``, once it has
+  primed its per-page memos (``sitebuild.warm``), from writing a page to the served page
+  holding the new sentence: the server's first edit (a short page), later edits to that page,
+  and edits to the longest page (the gradients lab).
 It prints the median of each and its ratio to the floor. Nothing here is asserted: speed
 targets live in notes and docs, never in timed tests.
 """
@@ -142,12 +142,13 @@ def fetch(url: str) -> str:
 
 
 def serve_edits(project: Project, rounds: int) -> dict[str, list[float]]:
-    """Edit-to-served times under one running server: its first page edit (which fills the
-    serving process's per-page memos), then edits to a short page and to the longest one."""
-    port = free_port()
-    server = subprocess.Popen([project.python, "build_site.py", "serve", "--port", str(port)],
-                              cwd=project.root, env=ENV, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True)
+    """Edit-to-served times under one running server, once it says its per-page memos are
+    ready: its first page edit, then edits to a short page and to the longest one."""
+    port, log = free_port(), project.root.parent / "serve.log"
+    with log.open("w") as sink:
+        server = subprocess.Popen(
+            [project.python, "build_site.py", "serve", "--port", str(port)], cwd=project.root,
+            env=ENV, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}/"
     times: dict[str, list[float]] = {name: [] for name in SERVE_SCENARIOS}
 
@@ -161,6 +162,7 @@ def serve_edits(project: Project, rounds: int) -> dict[str, list[float]]:
 
     try:
         wait(lambda: "How this site is built" in fetch(base + "building.html"))
+        wait(lambda: "[serve] pages remembered" in log.read_text())  # its memos are primed
         time.sleep(1.0)
         times["serve-first"].append(edit("building.md", "building.html"))
         for _ in range(rounds):

@@ -4,15 +4,16 @@ Role: serve the published site folder on 127.0.0.1 with MkDocs' livereload serve
 rebuild whenever a source changes.
 
 Contract:
-- ``serve(root, out, build_args, host, port, extra_watch, docs_rebuild)`` runs
+- ``serve(root, out, build_args, host, port, extra_watch, docs_rebuild, prime)`` runs
   ``build_site.py build`` once, then serves ``out`` and rebuilds whenever anything under
   ``docs/``, ``engine/``, ``tracefile/``, ``diagrams/``, ``sitebuild/``, ``mkdocs.yml``,
   ``build_site.py`` or an extra watched file (a ``--trace``) changes.
 - An edit confined to ``docs/`` is rebuilt inside this process by ``docs_rebuild`` (MkDocs,
   gates, publish: no interpreter start, no engine), as long as no code has changed since the
-  server started; any other edit runs a fresh ``build_site.py build`` process, so edited engine,
-  drawing or build code is what runs and no stale module is ever used. What a fresh build
-  regenerates follows from the content-hash caches.
+  server started; ``prime``, run in a thread as the server starts, readies what makes those
+  rebuilds quick (``sitebuild.warm``); any other edit runs a fresh ``build_site.py build``
+  process, so edited engine, drawing or build code is what runs and no stale module is ever
+  used. What a fresh build regenerates follows from the content-hash caches.
 - ``check_port(host, port)`` runs first: a port that is taken or not ours to bind raises
   ``BuildError("serve", ...)`` before anything is built.
 - A failed rebuild prints its one-line error and leaves the previous site served (the build
@@ -30,6 +31,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -120,7 +122,8 @@ def _log_to_terminal() -> None:
 
 def serve(root: Path, out: Path, build_args: list[str], host: str, port: int,
           extra_watch: tuple[Path, ...] = (),
-          docs_rebuild: Callable[[], bool] | None = None) -> int:
+          docs_rebuild: Callable[[], bool] | None = None,
+          prime: Callable[[], None] | None = None) -> int:
     """Build, then serve ``out`` with live reload until interrupted."""
     from mkdocs.livereload import LiveReloadServer
 
@@ -147,6 +150,8 @@ def serve(root: Path, out: Path, build_args: list[str], host: str, port: int,
 
         warm_up(root)
         start_forkserver()
+        if prime is not None:  # while the server starts; the first rebuild waits for it
+            threading.Thread(target=prime, name="prime", daemon=True).start()
     _log_to_terminal()
     signal.signal(signal.SIGTERM, _stop)
     server = LiveReloadServer(builder=rebuild, host=host, port=port, root=str(out),

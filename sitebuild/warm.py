@@ -24,8 +24,9 @@ Contract:
 - ``Warm.gates`` is the memo the gates take (``sitebuild.gates.run_gates(memo=...)``): each
   gate keys a page's findings by the page, a digest of its HTML and of what else it reads.
 - Each memo keeps the latest entry per page, so memory stays bounded by the site.
-It assumes one build at a time, as ``serve`` runs them; everything outside ``docs/`` is read
-through the keys above, never assumed constant.
+Builds that use one ``Warm`` hold ``Warm.lock`` (serve fills the memos in a thread of its own
+while it starts serving); everything outside ``docs/`` is read through the keys above, never
+assumed constant.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import logging
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -113,6 +115,7 @@ class Warm:
         self.gates: dict[Any, Any] = {}
         self.renders: dict[str, Any] = {}  # the hook's, through BuildSettings.page_memo
         self.hits = self.misses = 0
+        self.lock = threading.Lock()  # one build at a time: serve's rebuilds and its priming
 
     @contextmanager
     def mkdocs(self) -> Iterator[None]:

@@ -93,12 +93,18 @@ def test_serve_rebuilds_after_page_template_and_engine_edits(tmp_path: Path) -> 
         base = f"http://127.0.0.1:{port}"
         wait_for(lambda: "How this site is built" in fetch(f"{base}/building.html"))
         assert f"<loc>{base}/index.html</loc>" in fetch(f"{base}/sitemap.xml")  # instant nav
+        # The server remembers every page before the first edit (sitebuild.warm)...
+        wait_for(lambda: lines_of(log, "[serve] pages remembered"))
         page = proj / "docs" / "building.md"
         page.write_text(page.read_text() + "\nA sentence added while serving.\n")
         wait_for(lambda: "A sentence added while serving." in fetch(f"{base}/building.html"))
-        # A page edit is rebuilt inside the server: no engine run, no new process.
+        # A page edit is rebuilt inside the server: no engine run, no new process...
         assert len(phase_lines(log, "engine")) == 1
         assert any("(docs only, in process)" in line for line in lines_of(log, "[rebuild] total"))
+        # ... and only the edited page is rendered again.
+        pages = len(list((proj / "docs").rglob("*.md")))
+        assert f"({pages - 1} of {pages} page renders reused)" in lines_of(
+            log, "[rebuild] mkdocs")[0]
         template = proj / "diagrams" / "templates" / "stack.html.j2"
         text = template.read_text()
         assert "<caption>Plain and residual stacks" in text
