@@ -10,7 +10,7 @@ it to byte-identical sites).
 Contract:
 - ``Warm.mkdocs()`` is a context manager that, for one MkDocs build, remembers
   - a page's Markdown-to-HTML render (``Page.render``), keyed by its page, its Markdown after
-    the hook, the site's file list and the Markdown configuration, and valid only while every
+    the hook, the site's file list and the configuration (mkdocs.yml), and valid only while every
     file its snippets read still holds the same bytes; a render that logged a warning is never
     kept (it must be logged again, and strict mode fails the build on it);
   - the search plugin's entries for a page, keyed by its URL, title, HTML, table of contents
@@ -216,5 +216,11 @@ def _files_key(files: Any) -> str:
 
 
 def _markdown_key(config: Any) -> str:
-    return digest(repr((config["markdown_extensions"], sorted(
-        (name, repr(options)) for name, options in (config["mdx_configs"] or {}).items()))))
+    """The configuration a render reads: mkdocs.yml as written and as loaded."""
+    try:
+        written = Path(config.config_file_path).read_bytes()
+    except (OSError, TypeError):
+        written = b""
+    return digest(written + repr((config["markdown_extensions"], sorted(
+        (name, repr(options)) for name, options in (config["mdx_configs"] or {}).items()),
+        config["use_directory_urls"], repr(config["validation"]))).encode("utf-8"))

@@ -90,6 +90,15 @@ def test_an_edited_snippet_source_renders_its_page_again(tiny: Path, tmp_path: P
     assert warm.hits == 1 and "second" in (tmp_path / "warm" / "one.html").read_text()
 
 
+def test_a_changed_configuration_renders_every_page_again(tiny: Path, tmp_path: Path) -> None:
+    warm = Warm()
+    build(tiny, tmp_path / "first", warm)
+    config = tiny / "mkdocs.yml"
+    config.write_text(CONFIG.replace("permalink: true", "permalink: false"), encoding="utf-8")
+    assert build(tiny, tmp_path / "warm", warm) == build(tiny, tmp_path / "cold", None)
+    assert warm.hits == 0
+
+
 def test_a_removed_anchor_fails_the_page_linking_to_it(tiny: Path, tmp_path: Path) -> None:
     # one.md is reused from the memo, yet its link is checked against this build's two.md.
     warm = Warm()
