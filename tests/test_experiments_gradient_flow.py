@@ -32,6 +32,10 @@ from engine.experiments.gradient_flow.sweep import SweepConfig, depth_sweep
 from engine.experiments.gradient_flow.training import TrainingConfig, trainability
 from engine.fixtures import constants as c
 
+# Both modules run the whole lab once (gradient_flow_support); one worker of the parallel fast
+# loop takes them all, so it runs once there too.
+pytestmark = pytest.mark.xdist_group("gradient-flow-lab")
+
 SMALL_SWEEP = SweepConfig(width=4, hidden=8, batch=3, depths=(1, 3), activations=("relu",))
 SMALL_PLACEMENT = PlacementConfig(width=4, hidden=8, batch=6, vocab=5, repeats=2, blocks=(3,),
                                   chunk=3)

@@ -175,8 +175,9 @@ def test_tests_and_benchmarks_import_only_declared_packages() -> None:
     imported = third_party(ROOT, ("tests", "benchmarks"))
     allowed = declared() | declared("dev") | set(TEST_EXTRAS)
     assert imported - allowed == set()
-    # Used as commands, not imported: the linter and the workflow schema check.
-    assert declared("dev") - imported - {"ruff", "check-jsonschema"} == set(), (
+    # Used as commands or a pytest plugin, not imported: the linter, the workflow schema check
+    # and the parallel runner of the fast loop (./dev test --fast).
+    assert declared("dev") - imported - {"ruff", "check-jsonschema", "pytest-xdist"} == set(), (
         "dev dependency never imported")
 
 

@@ -60,7 +60,7 @@ def dead_pid() -> int:
 
 @pytest.mark.parametrize("name", [
     temp_prefix("engine") + "x1", ".site-tmp-pid42-x1", ".site-old-pid42", ".tmp-engine-a-pid42-x1",
-])
+], ids=["this-process", "site", "old-site", "engine-cache"])  # ids free of this process's pid
 def test_every_temporary_name_a_build_makes_is_recognised(name: str) -> None:
     assert TEMPORARY.fullmatch(name), name
 

@@ -18,6 +18,10 @@ from trace_tolerance import assert_matches_golden_within, trace_differences
 
 from tracefile import SCHEMAS, parse_trace
 
+# Both modules run the whole lab once (gradient_flow_support); one worker of the parallel fast
+# loop takes them all, so it runs once there too.
+pytestmark = pytest.mark.xdist_group("gradient-flow-lab")
+
 SCHEMA = SCHEMAS[TRACE_ID]
 GOLDEN = GOLDEN_DIR / SCHEMA.file_name
 #: Keys whose values amplify last-bit differences, with the measured reason:
