@@ -19,7 +19,6 @@ Set ``RESIDUAL_DEBUG=1`` to see the traceback of an unexpected internal error.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import itertools
 import os
@@ -28,7 +27,7 @@ import signal
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -329,7 +328,7 @@ def docs_rebuild(args: argparse.Namespace, warm: Warm | None = None) -> bool:
     failed."""
     progress = Progress("rebuild")
     try:
-        with warm.lock if warm is not None else contextlib.nullcontext(), \
+        with warm.lock if warm is not None else nullcontext(), \
                 pipeline.exclusive(args.build_dir):
             if warm is not None:
                 warm.hits = warm.misses = 0

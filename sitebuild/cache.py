@@ -26,11 +26,10 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from sitebuild.publish import swap_in
+from sitebuild.publish import write_folder
 
 MANIFEST = "MANIFEST.json"
 _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
@@ -129,19 +128,10 @@ class Cache:
 
     def store(self, kind: str, key: str, files: Mapping[str, bytes]) -> Path:
         """Write ``files`` as a new entry, atomically, then prune old entries."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{kind}-pid{os.getpid()}-", dir=self.root))
-        try:
-            for name, data in files.items():
-                target = tmp / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data)
-            manifest = {name: sha256_bytes(data) for name, data in sorted(files.items())}
-            (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-            entry = self.entry_dir(kind, key)
-            swap_in(tmp, entry, "cache entry")
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        manifest = {name: sha256_bytes(data) for name, data in sorted(files.items())}
+        listed = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
+        entry = self.entry_dir(kind, key)
+        write_folder(entry, {**files, MANIFEST: listed.encode("utf-8")}, "cache entry")
         self.prune(kind)
         return entry
 

@@ -2,12 +2,15 @@
 
 Contract: the one definition of where traces and the learner report live (as the engine writes
 them into ``build/trace/`` and as the site publishes them under ``trace/``), of the default
-``build/`` layout (relative to the project root) and of ``BuildSettings``, what the build hands
+``build/`` layout (relative to the project root), of the names of a build's temporary folders
+(``temp_prefix``, recognised by ``TEMPORARY``) and of ``BuildSettings``, what the build hands
 the MkDocs hook on the loaded config (``config.extra[SETTINGS_KEY]``).
 """
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,17 @@ REPORT_NAME = "learner-report.txt"
 TRACE_DIR = "build/trace"
 DEFAULT_GENERATED = "build/generated"
 DEFAULT_REPORT = f"{TRACE_DIR}/{REPORT_NAME}"
+
+
+#: Temporary folders a build makes (engine runs, cache entries being written, generated files
+#: and the site being assembled, a replaced folder): each name carries ``-pid<PID>``, so the
+#: next build can tell a dead build's leftovers from a live one's work.
+TEMPORARY = re.compile(r"(?:\.[\w.-]*?-|engine-)pid(\d+)(?:-.*)?")
+
+
+def temp_prefix(name: str) -> str:
+    """The prefix of a temporary folder's name: recognisable, and naming this process."""
+    return f"{name}-pid{os.getpid()}-"
 
 
 def trace_file(trace_id: str) -> str:

@@ -41,7 +41,7 @@ from sitebuild.cache import Cache, input_key, tree_parts
 from sitebuild.closure import source_closure
 from sitebuild.drawing import render_generated
 from sitebuild.errors import BuildError
-from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME
+from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, TEMPORARY, temp_prefix
 from sitebuild.publish import write_folder
 from tracefile import SCHEMAS, TraceSet
 
@@ -116,16 +116,6 @@ def exclusive(build_dir: Path, say: Callable[[str], None] = print) -> Iterator[N
         handle.flush()
         remove_leftovers(build_dir, build_dir / "cache")
         yield
-
-
-#: Temporary folders a build makes (engine runs, cache entries being written, generated files
-#: and the site being assembled, a replaced folder): each name carries ``-pid<PID>``.
-TEMPORARY = re.compile(r"(?:\.[\w.-]*?-|engine-)pid(\d+)(?:-.*)?")
-
-
-def temp_prefix(name: str) -> str:
-    """The prefix of a temporary folder's name: recognisable, and naming this process."""
-    return f"{name}-pid{os.getpid()}-"
 
 
 def remove_leftovers(*folders: Path) -> list[str]:

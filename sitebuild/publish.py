@@ -23,22 +23,24 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from sitebuild.errors import BuildError
+from sitebuild.paths import temp_prefix
 
 _SITE_MARKERS = ("index.html", "404.html", "sitemap.xml")
 _AT_FDCWD = -100  # "relative to the working folder", for the *at() calls
 _RENAME_EXCHANGE = 2  # renameat2 flag: swap two existing paths atomically
 
 
-def write_folder(target: Path, files: Mapping[str, bytes]) -> None:
-    """Replace folder ``target`` by exactly ``files`` (written beside it, then swapped in)."""
+def write_folder(target: Path, files: Mapping[str, bytes], what: str = "folder") -> None:
+    """Replace folder ``target`` by exactly ``files`` (written beside it, then swapped in;
+    ``what`` names it in an error)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-tmp-pid{os.getpid()}-",
+    tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(f".{target.name}-tmp"),
                                 dir=target.parent))
     try:
         for name, data in files.items():
             (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             (tmp / name).write_bytes(data)
-        swap_in(tmp, target)
+        swap_in(tmp, target, what)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -49,7 +51,7 @@ def temp_site_dir(out: Path, build_dir: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     same = build_dir.stat().st_dev == out.parent.stat().st_dev
     parent = build_dir if same else out.parent
-    return Path(tempfile.mkdtemp(prefix=f".{out.name}-tmp-pid{os.getpid()}-", dir=parent))
+    return Path(tempfile.mkdtemp(prefix=temp_prefix(f".{out.name}-tmp"), dir=parent))
 
 
 def check_replaceable(out: Path) -> None:
@@ -87,7 +89,7 @@ def swap_in(new: Path, target: Path, what: str = "folder") -> None:
     if target.exists() and _exchange(new, target, what):
         shutil.rmtree(new, ignore_errors=True)  # ``new`` now holds the previous contents
         return
-    old = target.with_name(f".{target.name}-old-pid{os.getpid()}")
+    old = target.with_name(temp_prefix(f".{target.name}-old") + "swapped")
     shutil.rmtree(old, ignore_errors=True)
     moved = False
     if target.exists():

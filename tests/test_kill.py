@@ -17,7 +17,8 @@ import pytest
 from paths import GOLDEN_REPORT, GOLDEN_TRACE, ROOT
 from site_support import SHARED_CACHE, build_or_fail, tree_digest
 
-from sitebuild.pipeline import TEMPORARY, remove_leftovers, temp_prefix
+from sitebuild.paths import TEMPORARY, temp_prefix
+from sitebuild.pipeline import remove_leftovers
 
 # (phase, what shows that phase is running): the build is killed as soon as it does. The
 # engine and MkDocs phases make temporary folders; the gates start when MkDocs's line is out.
