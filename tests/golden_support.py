@@ -8,6 +8,9 @@ what the engine computes shows up in CI as a reviewable diff.
 outputs (DOT texts, plot SVGs), whose goldens may be re-accepted after an intended change with
 ``UPDATE_GOLDEN=1`` in the environment (the engine's traces never may: they are the independent
 check of what it computes).
+
+`scaled_records(trace_text, extra)` is a golden trace with `extra` more keyed `SCALED` records,
+for the tests of the record limit.
 """
 
 from __future__ import annotations
@@ -34,3 +37,12 @@ def assert_drawing_matches_golden(actual: str, golden: Path, rendered_by: str) -
         golden.parent.mkdir(parents=True, exist_ok=True)
         golden.write_bytes(actual.encode("utf-8"))
     assert_matches_golden(actual, golden, f"{rendered_by} (UPDATE_GOLDEN=1 to accept)")
+
+
+def scaled_records(trace_text: str, extra: int) -> str:
+    """``trace_text`` with ``extra`` more SCALED records (keyed, increasing alphas) after its
+    last one."""
+    lines = trace_text.splitlines(keepends=True)
+    last = max(i for i, line in enumerate(lines) if line.startswith("SCALED "))
+    added = [f"SCALED alpha={2.0 + k / 1024!r} output=[2.0,-1.0]\n" for k in range(extra)]
+    return "".join(lines[: last + 1] + added + lines[last + 1 :])

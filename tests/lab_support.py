@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tracefile import SCHEMAS, TraceSet, load_trace
+from site_support import published_traces
+
+from tracefile import TraceSet
 
 LAB_PAGE = "labs/gradient-flow.html"
 LAB_TRACE = "gradient-flow-v1"
@@ -13,5 +15,4 @@ LAB_TRACE = "gradient-flow-v1"
 
 def lab_traces(site: Path) -> TraceSet:
     """Every trace the site published (under trace/), the lab's by default."""
-    return TraceSet({trace_id: load_trace(site / "trace" / SCHEMAS[trace_id].file_name,
-                                          SCHEMAS[trace_id]) for trace_id in SCHEMAS}, LAB_TRACE)
+    return published_traces(site, LAB_TRACE)

@@ -11,6 +11,7 @@ Contract:
   previous_site, phase, build_dir)` is the one check of a failed build: exit 1, no traceback,
   one located line on stderr, the failed phase named last on stdout, the previous site
   byte-identical and nothing left behind.
+- `published_traces(site, default)` parses every trace a built site published (`trace/`).
 - `tree_digest(root)` hashes every file of a folder; `folder_listing(folder)` lists paths
   with sizes and mtimes (what the session's guard on `build/` and `site/` compares).
 - `serve(directory)` serves a folder on 127.0.0.1.
@@ -35,6 +36,8 @@ from typing import Any
 
 import pytest
 from paths import GOLDEN_REPORT, GOLDEN_TRACE, ROOT
+
+from tracefile import SCHEMAS, TraceSet, load_trace
 
 BUILD_TIMEOUT = 300
 #: Left out of a project copy: outputs, caches, the virtualenv, the tests themselves.
@@ -100,6 +103,13 @@ def project_copy(base: Path) -> Path:
     shutil.copytree(ROOT, proj, ignore=IGNORED)
     (proj / "node_modules").symlink_to(ROOT / "node_modules")
     return proj
+
+
+def published_traces(site: Path, default: str) -> TraceSet:
+    """Every trace the site published (under trace/), ``default`` the one unqualified paths
+    name."""
+    return TraceSet({trace_id: load_trace(site / "trace" / schema.file_name, schema)
+                     for trace_id, schema in SCHEMAS.items()}, default)
 
 
 def tree_digest(root: Path) -> dict[str, str]:

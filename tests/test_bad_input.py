@@ -19,6 +19,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from golden_support import scaled_records
 from paths import GOLDEN_REPORT, GOLDEN_TRACE
 from site_support import Published, assert_failed_cleanly, build, build_or_fail, project_copy
 
@@ -131,10 +132,8 @@ FAILURES: dict[str, Failure] = {
     "false-trace": bad_trace(_replace("step=1e-06 tolerance", "step=2e-06 tolerance"),
                              re.escape("differs from a fresh run of the engine, which writes '")
                              + ".*step=1e-06.*' here; refusing to publish"),
-    "too-many-records": bad_trace(lambda: _golden().replace(
-        "TRACE residual-connections-v2 END",
-        "".join(f"SCALED alpha={2.0 + k / 1024!r} output=[2.0,-1.0]\n" for k in range(100_000))
-        + "TRACE residual-connections-v2 END").encode(), "too many records: more than "),
+    "too-many-records": bad_trace(lambda: scaled_records(_golden(), 100_000).encode(),
+                                  "too many records: more than "),
     "same-trace-twice": given_options(
         "engine", re.escape(f"{GOLDEN_TRACE}:1: --trace names residual-connections-v2 twice"),
         traces=(GOLDEN_TRACE, GOLDEN_TRACE)),

@@ -9,11 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
-from site_support import BuiltSite
+from site_support import BuiltSite, published_traces
 
 from diagrams import charts_residual_stream
 from sitebuild.gates.audit import audit_site
-from tracefile import SCHEMAS, TraceSet, load_trace
 
 pytestmark = pytest.mark.slow
 
@@ -28,12 +27,6 @@ LISTINGS = ("walk", "exit_point", "pruning", "quantize", "lost_fraction", "flops
             "shortcut_matrix")
 
 
-def published_traces(site: Path) -> TraceSet:
-    """Every trace the site published (under trace/), the lab's by default."""
-    return TraceSet({trace_id: load_trace(site / "trace" / schema.file_name, schema)
-                     for trace_id, schema in SCHEMAS.items()}, TRACE)
-
-
 @pytest.fixture(scope="module")
 def page(built_site: Path) -> str:
     return (built_site / PAGE).read_text(encoding="utf-8")
@@ -45,7 +38,7 @@ def test_the_build_with_the_page_passes_its_gates(site_build: BuiltSite) -> None
 
 
 def test_the_audit_finds_nothing_on_the_page(built_site: Path) -> None:
-    findings = [str(f) for f in audit_site(built_site, published_traces(built_site))
+    findings = [str(f) for f in audit_site(built_site, published_traces(built_site, TRACE))
                 if PAGE in str(f)]
     assert findings == []
 

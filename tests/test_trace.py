@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from golden_support import scaled_records
 from paths import GOLDEN_TRACE
 
 from tracefile import Trace, TraceSet, frame, load_trace, parse_trace, parser
@@ -270,14 +271,6 @@ def test_ten_megabyte_line_fails_fast_with_short_message(trace_text: str, where:
         parse_trace(text)
     assert err.value.line in (2, 3, 5)
     assert len(str(err.value)) < 600
-
-
-def scaled_records(trace_text: str, extra: int) -> str:
-    """The golden trace with ``extra`` more SCALED records (keyed, increasing alphas)."""
-    lines = trace_text.splitlines(keepends=True)
-    last = max(i for i, line in enumerate(lines) if line.startswith("SCALED "))
-    added = [f"SCALED alpha={2.0 + k / 1024!r} output=[2.0,-1.0]\n" for k in range(extra)]
-    return "".join(lines[: last + 1] + added + lines[last + 1 :])
 
 
 def test_a_trace_at_the_record_limit_parses_and_one_more_is_refused(
