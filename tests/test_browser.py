@@ -259,6 +259,31 @@ def test_phone_width_needs_no_horizontal_scroll(browser: Any, site_url: str, scr
         seen.assert_clean()
 
 
+MID_WORD_BREAKS = """() => [...document.querySelectorAll('article .record-table td code')]
+    .map(code => [code.textContent, code.getClientRects().length,
+                  1 + (code.textContent.match(/-/g) || []).length
+                    + code.querySelectorAll('wbr').length])
+    .filter(([, lines, allowed]) => lines > allowed)"""
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_record_tables_break_names_only_where_the_page_marks_them(browser: Any,
+                                                                  site_url: str) -> None:
+    # On a phone the Trace page's record tables once broke names letter by letter ("CON",
+    # "FI", "G"): a name may wrap after a hyphen or a <wbr> (after "=" or "."), nowhere else.
+    with visit(browser, url_of(site_url, "trace.html"), viewport=PHONE) as seen:
+        tab = seen.page
+        assert tab.locator("article .record-table td code").count() > 0
+        assert tab.evaluate(MID_WORD_BREAKS) == []
+        # The check can fail: with letters allowed to break, names do.
+        tab.add_style_tag(content=".md-typeset .record-table code "
+                                  "{ overflow-wrap: anywhere !important; "
+                                  "word-break: break-all !important; }")
+        assert tab.evaluate(MID_WORD_BREAKS) != []
+        seen.assert_clean()
+
+
 @pytest.mark.slow
 @pytest.mark.browser
 def test_provenance_on_tap_and_keyboard(browser: Any, site_url: str) -> None:
