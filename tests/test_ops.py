@@ -203,7 +203,12 @@ def test_operators_and_unary_ops_refuse_non_numeric_operands_too():
 
 
 def test_real_numeric_operands_are_still_lifted():
-    x = TensorValue.parameter([1.0, 2.0])
+    # Lifted as float64 constants: the sum is numpy's, and the gradient reaches x alone.
     for other in (2, 2.5, np.int32(3), np.array([1, 2]), [True, False], np.float32(0.5)):
+        x = TensorValue.parameter([1.0, 2.0])
         out = ops.add(x, other)
         assert out.value.dtype == np.float64
+        np.testing.assert_array_equal(
+            out.value, np.array([1.0, 2.0]) + np.asarray(other, dtype=np.float64))
+        out.backward_with_seed(np.array([3.0, 5.0]))
+        np.testing.assert_array_equal(x.gradient(), [3.0, 5.0])
