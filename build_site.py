@@ -348,7 +348,7 @@ def docs_rebuild(args: argparse.Namespace, warm: Warm | None = None) -> bool:
 def prime(args: argparse.Namespace, warm: Warm) -> None:
     """Fill serve's memos with the current pages, so that its first page edit is as quick as
     the next: MkDocs and the gates into a temporary folder, which is then removed; nothing is
-    published. A failure is left for the first rebuild to report."""
+    published. A failure is said in one line and left for the first rebuild to report."""
     start = time.perf_counter()
     try:
         with warm.lock, pipeline.exclusive(args.build_dir):
@@ -359,7 +359,9 @@ def prime(args: argparse.Namespace, warm: Warm) -> None:
                 pipeline.run_gates(tmp, last.traces, last.generated, args.site_url, warm.gates)
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
-    except LocatedError:
+    except Exception as err:  # the first rebuild meets the same failure and reports it
+        print(f"[serve] pages not remembered ({' '.join(str(err).split())}); the first page "
+              "edit renders every page", flush=True)
         return
     print(f"[serve] pages remembered in {time.perf_counter() - start:.2f}s: a page edit now "
           "renders and checks that page alone", flush=True)

@@ -64,16 +64,17 @@ def mkdocs_build(root: Path, site_dir: Path, settings: BuildSettings,
     from mkdocs.config import load_config
     from mkdocs.exceptions import ConfigurationError, MkDocsException
 
-    with _captured_logs() as logs, warm.mkdocs() if warm is not None else nullcontext():
+    with _captured_logs() as logs:
         try:
             config = load_config(config_file=str(root / "mkdocs.yml"), site_url=site_url,
                                  site_dir=str(site_dir), strict=True)
             configure(config, root, settings)
-            config.plugins.on_startup(command="build", dirty=False)
-            try:
-                build(config)
-            finally:
-                config.plugins.on_shutdown()
+            with warm.mkdocs() if warm is not None else nullcontext():
+                config.plugins.on_startup(command="build", dirty=False)
+                try:
+                    build(config)
+                finally:
+                    config.plugins.on_shutdown()
         except LocatedError:
             raise
         except MkDocsException as err:

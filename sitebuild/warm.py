@@ -2,31 +2,35 @@
 
 Role: after an edit confined to ``docs/``, ``serve`` rebuilds in process; most pages did not
 change, and redoing their work is most of a rebuild. ``Warm`` remembers, per page, what MkDocs
-and the gates made of it, keyed by everything that work reads, and hands it back only when
-every input is unchanged. A one-shot ``build_site.py build`` never uses it: builds stay plain
+and the gates made of it, keyed by what that work reads, and hands it back only when every
+such input is unchanged. A one-shot ``build_site.py build`` never uses it: builds stay plain
 MkDocs, and the memo's only claim is that it changes nothing but time (the test suite holds
 it to byte-identical sites).
 
 Contract:
 - ``Warm.mkdocs()`` is a context manager that, for one MkDocs build, remembers
   - a page's Markdown-to-HTML render (``Page.render``), keyed by its page, its Markdown after
-    the hook, the site's file list and the configuration (mkdocs.yml), and valid only while every
-    file its snippets read still holds the same bytes; a render that logged a warning is never
-    kept (it must be logged again, and strict mode fails the build on it);
+    the hook, the site's file list and the configuration (mkdocs.yml), and valid only while
+    every file its snippets read still holds the text they read; a render that logged a
+    warning on MkDocs' logger (what strict mode counts) is never kept: it must warn again;
   - the search plugin's entries for a page, keyed by its URL, title, HTML, table of contents
     and front matter;
   - the theme's compiled templates (Jinja's own bytecode cache, which checks each
     template's source).
-  It restores MkDocs' own methods when the build ends, failed or not.
+  It restores MkDocs' own methods when the build ends, failed or not, and hands each build
+  its own copy of a remembered table of contents.
 - ``Warm.renders`` is the memo the hook keeps each page's Jinja rendering in
   (``BuildSettings.page_memo``), under the page's Markdown and a digest of the traces, report,
   generated files, bibliography and lock (``sitebuild.hook.context_digest``).
 - ``Warm.gates`` is the memo the gates take (``sitebuild.gates.run_gates(memo=...)``): each
   gate keys a page's findings by the page, a digest of its HTML and of what else it reads.
-- Each memo keeps the latest entry per page, so memory stays bounded by the site.
-Builds that use one ``Warm`` hold ``Warm.lock`` (serve fills the memos in a thread of its own
-while it starts serving); everything outside ``docs/`` is read through the keys above, never
-assumed constant.
+- Each memo keeps one entry per page path it has seen.
+What no key holds is the code itself (ours, MkDocs', the Markdown extensions) and the
+installed packages: they are what this process imported, and ``serve`` rebuilds in process
+only while nothing outside ``docs/`` has changed since it started (after any other edit every
+rebuild is a fresh process, and a changed environment needs a restarted server anyway).
+Builds that use one ``Warm`` hold ``Warm.lock``: serve fills the memos in a thread of its own
+while it starts serving.
 """
 
 from __future__ import annotations
@@ -72,20 +76,24 @@ class _Rendered:
     title: str | None
     anchors: frozenset[str]
     links_to_anchors: dict[str, dict[str, str]] | None  # by the linked page's src_uri
-    snippets: tuple[tuple[str, str], ...]  # (path, digest of its bytes)
+    snippets: tuple[tuple[str, str, str], ...]  # (path, encoding, digest of the text read)
 
     def current(self) -> bool:
-        """Whether every snippet file still holds the bytes it held."""
-        for path, seen in self.snippets:
+        """Whether every snippet file still holds the text the render read from it."""
+        for path, encoding, seen in self.snippets:
             try:
-                if digest(Path(path).read_bytes()) != seen:
-                    return False
-            except OSError:
+                with open(path, encoding=encoding) as handle:  # as pymdownx reads it
+                    if digest(handle.read()) != seen:
+                        return False
+            except (OSError, UnicodeDecodeError):
                 return False
         return True
 
     def restore(self, page: Any, files: Any) -> None:
-        page.content, page.toc, page._title_from_render = self.content, self.toc, self.title
+        # A copy each time: a plugin or theme that changed the table of contents of one
+        # build must not change it for the next.
+        page.content, page.toc = self.content, copy.deepcopy(self.toc)
+        page._title_from_render = self.title
         page.present_anchor_ids = set(self.anchors)
         if self.links_to_anchors is not None:
             # Keyed by this build's File objects: the anchors are checked against the pages
@@ -127,7 +135,7 @@ class Warm:
 
         saved = (Page.render, SearchIndex.add_entry_from_context, Theme.get_env,
                  SnippetPreprocessor.read_lines)
-        reads: list[str] = []
+        reads: list[tuple[str, str, str]] = []
         Page.render = self._render_with(saved[0], reads)
         SearchIndex.add_entry_from_context = self._index_with(saved[1])
         Theme.get_env = self._env_with(saved[2])
@@ -138,7 +146,7 @@ class Warm:
             (Page.render, SearchIndex.add_entry_from_context, Theme.get_env,
              SnippetPreprocessor.read_lines) = saved
 
-    def _render_with(self, render: Any, reads: list[str]) -> Any:
+    def _render_with(self, render: Any, reads: list[tuple[str, str, str]]) -> Any:
         warm = self
 
         def memo_render(page: Any, config: Any, files: Any) -> None:
@@ -190,24 +198,25 @@ class Warm:
         return memo_env
 
 
-def _recording(read_lines: Any, reads: list[str]) -> Any:
+def _recording(read_lines: Any, reads: list[tuple[str, str, str]]) -> Any:
+    """``read_lines`` noting each file it read and a digest of the very text it returned (a
+    file saved again during the render then differs from what is remembered)."""
+
     def recorded(self: Any, path: str) -> list[str]:
-        reads.append(path)
-        return read_lines(self, path)
+        lines = read_lines(self, path)
+        reads.append((path, self.encoding, digest("\n".join(lines))))
+        return lines
 
     return recorded
 
 
-def _rendered(page: Any, reads: list[str]) -> _Rendered:
+def _rendered(page: Any, reads: list[tuple[str, str, str]]) -> _Rendered:
     links = getattr(page, "links_to_anchors", None)
-    snippets = []
-    for path in dict.fromkeys(reads):
-        snippets.append((path, digest(Path(path).read_bytes())))
     return _Rendered(
-        page.content, page.toc, page._title_from_render,
+        page.content, copy.deepcopy(page.toc), page._title_from_render,
         frozenset(page.present_anchor_ids or ()),
         None if links is None else {f.src_uri: dict(v) for f, v in links.items()},
-        tuple(snippets))
+        tuple(dict.fromkeys(reads)))
 
 
 def _files_key(files: Any) -> str:

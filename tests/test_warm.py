@@ -20,7 +20,7 @@ from sitebuild.gates import audit, links
 from sitebuild.mkdocs_run import mkdocs_build
 from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, BuildSettings
 from sitebuild.warm import Warm
-from tracefile import SCHEMAS, TraceSet
+from tracefile import SCHEMAS, Trace, TraceSet
 
 CONFIG = """\
 site_name: Tiny
@@ -90,6 +90,27 @@ def test_an_edited_snippet_source_renders_its_page_again(tiny: Path, tmp_path: P
     assert warm.hits == 1 and "second" in (tmp_path / "warm" / "one.html").read_text()
 
 
+def test_a_snippet_saved_while_its_page_renders_is_read_again(
+        tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pymdownx.snippets import SnippetPreprocessor
+
+    listing = tiny / "src" / "listing.py"
+    read_lines = SnippetPreprocessor.read_lines
+
+    def read_then_save(self: object, path: str) -> list[str]:
+        lines = read_lines(self, path)
+        listing.write_text("LISTED = 'saved meanwhile'\n", encoding="utf-8")  # an editor
+        return lines
+
+    monkeypatch.setattr(SnippetPreprocessor, "read_lines", read_then_save)
+    warm = Warm()
+    build(tiny, tmp_path / "first", warm)  # rendered from the text read before the save
+    monkeypatch.setattr(SnippetPreprocessor, "read_lines", read_lines)
+    again = build(tiny, tmp_path / "warm", warm)
+    assert "saved meanwhile" in (tmp_path / "warm" / "one.html").read_text()
+    assert again == build(tiny, tmp_path / "cold", None)
+
+
 def test_a_changed_configuration_renders_every_page_again(tiny: Path, tmp_path: Path) -> None:
     warm = Warm()
     build(tiny, tmp_path / "first", warm)
@@ -122,12 +143,17 @@ def test_mkdocs_methods_come_back_after_a_failed_build(tiny: Path, tmp_path: Pat
     from material.plugins.search.plugin import SearchIndex
     from mkdocs.structure.pages import Page
     from mkdocs.theme import Theme
+    from pymdownx.snippets import SnippetPreprocessor
 
-    before = (Page.render, SearchIndex.add_entry_from_context, Theme.get_env)
+    def patched() -> tuple[object, ...]:
+        return (Page.render, SearchIndex.add_entry_from_context, Theme.get_env,
+                SnippetPreprocessor.read_lines)
+
+    before = patched()
     (tiny / "docs" / "one.md").write_text("[gone](missing.md)\n", encoding="utf-8")
     with pytest.raises(BuildError):
         build(tiny, tmp_path / "site", Warm())
-    assert (Page.render, SearchIndex.add_entry_from_context, Theme.get_env) == before
+    assert patched() == before
 
 
 @pytest.mark.slow
@@ -178,3 +204,32 @@ def test_the_chapter_rebuilt_warm_is_the_chapter_built_cold(site_build: BuiltSit
     assert warm.hits == len(list((root / "docs").rglob("*.md"))) - 1
     assert again == built(tmp_path / "cold", None)
     assert len(warm.renders) == len(list((root / "docs").rglob("*.md")))
+
+
+def test_the_audit_memo_follows_the_drawings_and_the_lock(
+        tmp_path: Path, trace: Trace, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text(
+        '<article class="md-content__inner md-typeset"><p>Words.</p></article>\n',
+        encoding="utf-8")
+    audited: list[str] = []
+    real = audit.audit_page
+    monkeypatch.setattr(audit, "audit_page",
+                        lambda page, *args: audited.append(page) or real(page, *args))
+    lock = tmp_path / "project" / "requirements" / "lock.txt"
+    lock.parent.mkdir(parents=True)
+    lock.write_text("numpy==2.0.0\n", encoding="utf-8")
+    monkeypatch.setattr(audit, "ROOT", tmp_path / "project")
+    memo: dict[object, object] = {}
+
+    def run(rendered: dict[str, str]) -> None:
+        audit.audit_site(site, trace, references={}, rendered=rendered, memo=memo)
+
+    run({"forward": "<svg/>"})
+    run({"forward": "<svg/>"})
+    assert audited == ["index.html"]
+    run({"forward": "<svg><g/></svg>"})  # another drawing of a diagram
+    lock.write_text("numpy==2.0.1\n", encoding="utf-8")  # another lock
+    run({"forward": "<svg><g/></svg>"})
+    assert audited == ["index.html"] * 3
