@@ -19,7 +19,7 @@ Contract (MkDocs events):
   (every trace, for the Trace page), ``raw_trace``, ``learner_report``, ``explorer`` (the
   gradients lab's explorer, ``diagrams.explorer``), ``number_words`` (a position in words,
   ``diagrams.words``: a row's place is not a traced value, and pages show no untraced digit),
-  ``cite``
+  ``wrappable`` (a name as inline code that may wrap after ``=`` or ``.``), ``cite``
   (``extra.references``), ``pinned`` (a package's version, from the lock). Any failure
   raises ``PageError`` whose ``str`` is ``docs/page.md:LINE: message``. Given a page memo
   (``BuildSettings.page_memo``: serve's, ``sitebuild.warm``), a page whose Markdown, trace and
@@ -112,6 +112,7 @@ class SiteContext:
             "explorer": self.explorer,
             "number_words": number_words,
             "trace_rules": trace_rules,
+            "wrappable": wrappable,
         }
 
     def learner_report(self) -> Markup:
@@ -179,6 +180,12 @@ class SiteContext:
             '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">\n{}\n'
             "</div></div>"
         ).format(Markup(body))
+
+
+def wrappable(text: str) -> Markup:
+    """``text`` as inline code that may wrap after an equals sign or a dot (a ``<wbr>``
+    there) as well as after a hyphen: a name in a table column a phone makes narrow."""
+    return Markup("<code>{}</code>").format(Markup("<wbr>").join(re.split(r"(?<=[=.])", text)))
 
 
 def trace_rules() -> list[str]:

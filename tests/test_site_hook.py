@@ -267,3 +267,10 @@ def test_the_page_memo_renders_a_page_again_only_when_an_input_changed(
     (context.generated / "stack.html").write_text('<table class="other"></table>\n')
     build("Edited: {{ tv('FORWARD.output') }}")
     assert len(calls) == 3
+
+
+def test_wrappable_code_breaks_only_after_equals_signs_and_dots() -> None:
+    assert str(site_hook.wrappable("STACK-CONFIG.layers")) == (
+        "<code>STACK-CONFIG.<wbr>layers</code>")
+    assert str(site_hook.wrappable("name=<b>&")) == "<code>name=<wbr>&lt;b&gt;&amp;</code>"
+    assert str(site_hook.wrappable("once")) == "<code>once</code>"
