@@ -19,12 +19,8 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass
-
-import matplotlib
-
-matplotlib.use("svg")
-
-from matplotlib import pyplot, ticker
+from functools import cache
+from typing import Any
 
 from diagrams.errors import RenderError
 from diagrams.format import MINUS, SUPERSCRIPT
@@ -99,7 +95,21 @@ def _check(plot: Plot) -> None:
                               "high values, one of each per x")
 
 
+@cache
+def load_matplotlib() -> tuple[Any, Any, Any]:
+    """matplotlib, its pyplot and its ticker, with the SVG backend, imported on first use: a
+    build whose charts come from the cache never pays the half second of importing it. A
+    caller about to fork chart workers calls it first, so that they inherit the import."""
+    import matplotlib
+
+    matplotlib.use("svg")
+    from matplotlib import pyplot, ticker
+
+    return matplotlib, pyplot, ticker
+
+
 def _draw(plot: Plot) -> str:
+    matplotlib, pyplot, _ = load_matplotlib()
     settings = {"svg.fonttype": "none", "svg.hashsalt": plot.plot_id, "font.size": 10,
                 "axes.edgecolor": "black", "text.color": "black", "axes.labelcolor": "black",
                 "xtick.color": "black", "ytick.color": "black", "font.family": "DejaVu Sans"}
@@ -165,22 +175,30 @@ def plain_power(label: str) -> str:
     return (MINUS if sign else "") + text
 
 
-class PlainPowers(ticker.LogFormatterSciNotation):
-    """matplotlib's log-axis labels (same ticks, same values), written as plain text."""
+@cache
+def plain_powers() -> type:
+    """``PlainPowers``: matplotlib's log-axis labels (same ticks, same values), written as
+    plain text (a class made on first use, as it derives from matplotlib's formatter)."""
+    ticker = load_matplotlib()[2]
 
-    def __call__(self, x: float, pos: int | None = None) -> str:
-        return plain_power(super().__call__(x, pos))
+    class PlainPowers(ticker.LogFormatterSciNotation):
+        def __call__(self, x: float, pos: int | None = None) -> str:
+            return plain_power(super().__call__(x, pos))
+
+    return PlainPowers
 
 
-def _plain_log_labels(axis: object) -> None:
+def _plain_log_labels(axis: Any) -> None:
+    ticker, plain = load_matplotlib()[2], plain_powers()
     major, minor = axis.get_major_formatter(), axis.get_minor_formatter()
     if type(major) is ticker.LogFormatterSciNotation:
-        axis.set_major_formatter(PlainPowers(major._base, labelOnlyBase=major.labelOnlyBase))
+        axis.set_major_formatter(plain(major._base, labelOnlyBase=major.labelOnlyBase))
     if type(minor) is ticker.LogFormatterSciNotation:
-        axis.set_minor_formatter(PlainPowers(minor._base, labelOnlyBase=minor.labelOnlyBase))
+        axis.set_minor_formatter(plain(minor._base, labelOnlyBase=minor.labelOnlyBase))
 
 
-def _scale(axes: object, plot: Plot) -> None:
+def _scale(axes: Any, plot: Plot) -> None:
+    ticker = load_matplotlib()[2]
     if plot.xscale == "log2":
         axes.set_xscale("log", base=2)
         ticks = sorted({x for series in plot.series for x in series.x})

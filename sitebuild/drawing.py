@@ -20,6 +20,7 @@ def render_generated(traces: TraceSet) -> dict[str, bytes]:
     """Every diagram (SVG, via dot), chart (SVG, via matplotlib) and table (HTML) the pages
     show."""
     from diagrams.charts import chart_names
+    from diagrams.plots import load_matplotlib
     from diagrams.svg import DIAGRAMS, diagram_trace, render_svg
     from diagrams.tables import TABLES, render_table
 
@@ -32,6 +33,8 @@ def render_generated(traces: TraceSet) -> dict[str, bytes]:
         return f"{name}.svg", render_svg(dot_fn(drawn[name]), name, title, desc).encode("utf-8")
 
     names = chart_names(traces)
+    if names:  # forked workers inherit the import instead of each paying for it
+        load_matplotlib()
     with worker_pool(len(names), _set_worker_traces, (traces,)) as workers:
         charts = {name: workers.submit(_draw_chart, name) for name in names} if workers else {}
         # dot runs as a subprocess per diagram, so threads overlap the waiting.

@@ -120,3 +120,15 @@ except RenderError as err:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("RenderError gradient-flow-v1.trace 7 "
                                   "gradient-flow-v1.trace:7: chart "), done.stdout
+
+
+def test_only_drawing_a_chart_imports_matplotlib() -> None:
+    # A build whose figures come from the cache renders pages (the hook, the charts' values
+    # tables) and runs the gates, and never draws: matplotlib stays unimported, half a second
+    # of every such build.
+    code = ("import sys, sitebuild.hook, sitebuild.gates, diagrams.charts, sitebuild.drawing; "
+            "print('matplotlib' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
