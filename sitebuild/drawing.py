@@ -24,9 +24,9 @@ def render_generated(traces: TraceSet) -> dict[str, bytes]:
     from diagrams.svg import DIAGRAMS, diagram_trace, render_svg
     from diagrams.tables import TABLES, render_table
 
-    trace = traces.traces[CHAPTER_TRACE]
-    drawn = {name: trace for name in DIAGRAMS
-             if (trace := diagram_trace(name, traces)) is not None}
+    trace = traces.traces[CHAPTER_TRACE]  # the tables' trace
+    drawn = {name: drawn_from for name in DIAGRAMS
+             if (drawn_from := diagram_trace(name, traces)) is not None}
 
     def one_diagram(name: str) -> tuple[str, bytes]:
         dot_fn, title, desc = DIAGRAMS[name]
