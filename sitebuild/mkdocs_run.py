@@ -87,7 +87,7 @@ def mkdocs_build(root: Path, site_dir: Path, settings: BuildSettings,
             raise _from_logs(root, logs.records, f"{err.__class__.__name__}: {err}") from None
 
 
-#: What a build imports late (MkDocs, the hook, the charts' matplotlib, the gates):
+#: What a build imports late (MkDocs, the hook, the charts' declarations, the gates):
 #: ``warm_up`` imports it early.
 LATE_IMPORTS = ("mkdocs.commands.build", "mkdocs.config", "sitebuild.hook", "diagrams.charts",
                 "sitebuild.gates")

@@ -144,12 +144,11 @@ def serve(root: Path, out: Path, build_args: list[str], host: str, port: int,
             raise SystemExit("[serve] rebuild failed; still serving the previous site")
 
     if docs_rebuild is not None:
-        # Before any thread starts: the first edit then skips imports and worker start-up.
+        # The first edit then skips the imports. (Rebuilds in this process start no worker:
+        # their gates find the unchanged pages in serve's memo, sitebuild.warm.)
         from sitebuild.mkdocs_run import warm_up
-        from sitebuild.workers import start_forkserver
 
         warm_up(root)
-        start_forkserver()
         if prime is not None:  # while the server starts; the first rebuild waits for it
             threading.Thread(target=prime, name="prime", daemon=True).start()
     _log_to_terminal()

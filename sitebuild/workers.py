@@ -9,10 +9,12 @@ picklable: a module-level function, called by name.
 How workers start depends on this process:
 - no other thread running (a build): forked, so they inherit this process's modules as they
   are (imports done, a test's replacement of a function included) and start at once;
-- another thread running (the serve command's HTTP and watcher threads): forking beside a
-  running thread could copy a lock it holds, so workers come from a forkserver, a clean
-  process started once and kept for the life of this one, which imports ``PRELOAD`` first;
-  the pool's arguments are pickled to it.
+- another thread running (a server's HTTP and watcher threads, as when a plain
+  ``mkdocs serve`` has the hook draw the figures): forking beside a running thread could copy
+  a lock it holds, so workers come from a forkserver, a clean process started on first use
+  and kept for the life of this one, which imports ``PRELOAD`` first; the pool's arguments
+  are pickled to it. (``build_site.py serve`` starts no workers after its first build: its
+  in-process rebuilds reuse the figures and find unchanged pages in its memo.)
 """
 
 from __future__ import annotations
@@ -44,16 +46,6 @@ def start_method() -> str | None:
     if threading.active_count() == 1 and "fork" in methods:
         return "fork"
     return "forkserver" if "forkserver" in methods else None
-
-
-def start_forkserver() -> None:
-    """Start the forkserver now (with ``PRELOAD``), so a long-lived process's first pool does
-    not wait for it; nothing where there is no forkserver."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        from multiprocessing import forkserver
-
-        forkserver.set_forkserver_preload(list(PRELOAD))
-        forkserver.ensure_running()
 
 
 @contextmanager

@@ -74,8 +74,7 @@ def test_a_forkservers_workers_draw_the_same_bytes(
         golden_traces: TraceSet, drawn_in_turn: dict[str, bytes],
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(workers, "usable_cores", lambda: 2)
-    monkeypatch.setattr(workers.threading, "active_count", lambda: 3)  # as under serve
-    workers.start_forkserver()
+    monkeypatch.setattr(workers.threading, "active_count", lambda: 3)  # threads running
     with workers.worker_pool(2) as pool:
         assert pool is not None and workers.start_method() == "forkserver"
     assert drawing.render_generated(golden_traces) == drawn_in_turn

@@ -57,7 +57,7 @@ def run_gates(site_dir: Path, traces: Trace | TraceSet,
                     + published.check_published(site_dir, traces))
     else:
         # Called through the modules so a test can replace one gate to prove the build obeys it
-        # (a forked worker inherits the replacement; a forkserver's, under serve, would not).
+        # (a forked worker inherits the replacement; a forkserver's would not).
         with worker_pool(1) as workers:  # the links gate, while this process audits
             linked = workers.submit(_check_links, site_dir, base) if workers else None
             findings = (audit.audit_site(site_dir, traces, references, rendered)
