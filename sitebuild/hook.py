@@ -31,7 +31,6 @@ Errors are ``HookError`` (a ``LocatedError`` that MkDocs' own CLI also reports o
 
 from __future__ import annotations
 
-import hashlib
 import html
 import os
 import re
@@ -260,15 +259,15 @@ def load_context(root: Path, settings: BuildSettings) -> SiteContext:
 def context_digest(root: Path, context: SiteContext, references: Any) -> str:
     """A digest of everything a page's rendering reads besides its own Markdown: the traces,
     the report, the generated figures and tables, the bibliography and the lock."""
-    digest = hashlib.sha256()
-    parts: list[bytes] = [repr((context.unverified, references)).encode("utf-8")]
-    parts += [f"{tid}\0{t.text}".encode() for tid, t in sorted(context.traces.traces.items())]
-    parts.append((context.report or "").encode("utf-8"))
+    from sitebuild.cache import input_key
+
+    parts: list[tuple[str, str | bytes]] = [
+        ("unverified and references", repr((context.unverified, references))),
+        ("report", context.report or ""),
+        *((f"trace {tid}", t.text) for tid, t in sorted(context.traces.traces.items()))]
     for path in [root / LOCK, *sorted(context.generated.iterdir())]:
-        parts += [path.name.encode("utf-8"), path.read_bytes() if path.is_file() else b""]
-    for part in parts:
-        digest.update(len(part).to_bytes(8, "big") + part)
-    return digest.hexdigest()
+        parts.append((f"file {path.name}", path.read_bytes() if path.is_file() else b""))
+    return input_key(parts)
 
 
 _state: dict[str, Any] = {}

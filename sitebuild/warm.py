@@ -36,7 +36,6 @@ while it starts serving.
 from __future__ import annotations
 
 import copy
-import hashlib
 import logging
 import threading
 from collections.abc import Iterator
@@ -47,10 +46,11 @@ from typing import Any
 
 import jinja2
 
+from sitebuild.cache import input_key, sha256_bytes
 
-def digest(text: str | bytes) -> str:
-    """A content digest (sha256 hex) of text or bytes."""
-    return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()
+
+def digest(text: str) -> str:
+    return sha256_bytes(text.encode("utf-8"))
 
 
 class _Bytecode(jinja2.BytecodeCache):
@@ -136,7 +136,7 @@ class Warm:
         saved = (Page.render, SearchIndex.add_entry_from_context, Theme.get_env,
                  SnippetPreprocessor.read_lines)
         reads: list[tuple[str, str, str]] = []
-        Page.render = self._render_with(saved[0], reads)
+        Page.render = self._render_with(saved[0], reads, {})
         SearchIndex.add_entry_from_context = self._index_with(saved[1])
         Theme.get_env = self._env_with(saved[2])
         SnippetPreprocessor.read_lines = _recording(saved[3], reads)
@@ -146,12 +146,17 @@ class Warm:
             (Page.render, SearchIndex.add_entry_from_context, Theme.get_env,
              SnippetPreprocessor.read_lines) = saved
 
-    def _render_with(self, render: Any, reads: list[tuple[str, str, str]]) -> Any:
+    def _render_with(self, render: Any, reads: list[tuple[str, str, str]],
+                     build_keys: dict[int, str]) -> Any:
         warm = self
 
         def memo_render(page: Any, config: Any, files: Any) -> None:
             uri = page.file.src_uri
-            key = (page.markdown or "", _files_key(files), _markdown_key(config))
+            # The file list and the configuration are this build's, the same for every page.
+            if not build_keys:
+                build_keys[id(files)] = _files_key(files)
+                build_keys[id(config)] = _markdown_key(config)
+            key = (page.markdown or "", build_keys[id(files)], build_keys[id(config)])
             kept = warm.pages.get(uri)
             if kept is not None and kept[0] == key and kept[1].current():
                 warm.hits += 1
@@ -230,6 +235,7 @@ def _markdown_key(config: Any) -> str:
         written = Path(config.config_file_path).read_bytes()
     except (OSError, TypeError):
         written = b""
-    return digest(written + repr((config["markdown_extensions"], sorted(
+    loaded = repr((config["markdown_extensions"], sorted(
         (name, repr(options)) for name, options in (config["mdx_configs"] or {}).items()),
-        config["use_directory_urls"], repr(config["validation"]))).encode("utf-8"))
+        config["use_directory_urls"], repr(config["validation"])))
+    return input_key([("mkdocs.yml", written), ("loaded", loaded)])

@@ -140,9 +140,12 @@ def test_warm_up_imports_what_a_rebuild_needs_and_leaves_errors_to_the_build(
     code = ("import json, sys; from pathlib import Path; from sitebuild.mkdocs_run import "
             "LATE_IMPORTS, warm_up; before = [n for n in LATE_IMPORTS if n in sys.modules]; "
             f"warm_up(Path({str(root)!r})); "
-            "print(json.dumps([before, [n for n in LATE_IMPORTS if n not in sys.modules]]))")
+            "print(json.dumps([before, [n for n in LATE_IMPORTS if n not in sys.modules], "
+            "'pymdownx.snippets' in sys.modules]))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    before, missing = json.loads(done.stdout)
+    before, missing, extensions = json.loads(done.stdout)
     assert before == [] and missing == [], done.stdout
+    # Loading the config imports its Markdown extensions; a broken config loads none.
+    assert extensions == (config == "mkdocs.yml")

@@ -267,6 +267,11 @@ def test_the_page_memo_renders_a_page_again_only_when_an_input_changed(
     (context.generated / "stack.html").write_text('<table class="other"></table>\n')
     build("Edited: {{ tv('FORWARD.output') }}")
     assert len(calls) == 3
+    # So does a changed trace, even one that gives this page the same text.
+    trace_file = context.trace_paths[CHAPTER_TRACE]
+    trace_file.write_text(trace_file.read_text().replace("step=1e-06", "step=2e-06"))
+    build("Edited: {{ tv('FORWARD.output') }}")
+    assert len(calls) == 4
 
 
 def test_wrappable_code_breaks_only_after_equals_signs_and_dots() -> None:

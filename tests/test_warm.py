@@ -130,6 +130,18 @@ def test_a_removed_anchor_fails_the_page_linking_to_it(tiny: Path, tmp_path: Pat
     assert warm.hits == 1
 
 
+def test_a_page_linking_to_a_removed_page_fails(tiny: Path, tmp_path: Path) -> None:
+    # one.md is unchanged, but the site's file list is not: its link must be checked again.
+    (tiny / "docs" / "three.md").write_text("# Three\n", encoding="utf-8")
+    one = tiny / "docs" / "one.md"
+    one.write_text(ONE + "\nAnd [a third](three.md).\n", encoding="utf-8")
+    warm = Warm()
+    build(tiny, tmp_path / "first", warm)
+    (tiny / "docs" / "three.md").unlink()
+    with pytest.raises(BuildError, match=r"three\.md"):
+        build(tiny, tmp_path / "warm", warm)
+
+
 def test_a_render_that_warned_warns_again(tiny: Path, tmp_path: Path) -> None:
     (tiny / "docs" / "two.md").write_text(TWO + "\n[gone](missing.md)\n", encoding="utf-8")
     warm = Warm()

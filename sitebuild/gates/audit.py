@@ -25,7 +25,6 @@ of the theme's own 404 page (its "404" is an HTTP status, not a figure of the ch
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from diagrams.format import format_value, number_tokens
+from sitebuild.cache import input_key, sha256_bytes
 from sitebuild.citations import Reference
 from sitebuild.gates.bibliography import ROOT, project_references, rendered_citations
 from sitebuild.gates.figures import ExpectedDiagrams, SvgText, compare_svg, svg_text
@@ -83,7 +83,7 @@ def audit_site(site_dir: Path, trace: Trace | TraceSet,
         if memo is None:
             findings.extend(audit_page(page, text, trace, diagrams, citations))
             continue
-        inputs = (hashlib.sha256(text.encode("utf-8")).hexdigest(), context)
+        inputs = (sha256_bytes(text.encode("utf-8")), context)
         kept = memo.get(key)
         if kept is None or kept[0] != inputs:
             kept = memo[key] = (inputs, audit_page(page, text, trace, diagrams, citations))
@@ -95,18 +95,14 @@ def _context_digest(traces: TraceSet, citations: frozenset[str],
                     rendered: Mapping[str, str] | None) -> str:
     """A digest of what the audit reads besides a page: the traces, the accepted citations,
     the diagrams drawn for this build and the lock that pins the versions a page names."""
-    digest = hashlib.sha256()
     try:
         lock = (ROOT / LOCK).read_bytes()
     except OSError:
         lock = b""
-    parts = [lock, *sorted(citations)]
-    parts += [f"{name}\0{t.text}" for name, t in sorted(traces.traces.items())]
-    parts += [f"{name}\0{svg}" for name, svg in sorted((rendered or {}).items())]
-    for part in parts:
-        data = part if isinstance(part, bytes) else part.encode("utf-8")
-        digest.update(len(data).to_bytes(8, "big") + data)
-    return digest.hexdigest()
+    drawings = sorted((rendered or {}).items())
+    return input_key([("lock", lock), *(("citation", c) for c in sorted(citations)),
+                      *((f"trace {tid}", t.text) for tid, t in sorted(traces.traces.items())),
+                      *((f"drawing {name}", svg) for name, svg in drawings)])
 
 
 def with_published(site_dir: Path, traces: Trace | TraceSet) -> TraceSet:

@@ -19,7 +19,6 @@ A broken link's finding names the line of the Markdown source that holds it firs
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import MutableMapping
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from sitebuild.cache import sha256_bytes
 from sitebuild.gates.pages import Finding, attr, html_pages, read_text
 from tracefile.errors import shorten
 
@@ -101,7 +101,7 @@ def _page_links(page: str, text: str, memo: MutableMapping[Any, Any] | None
                 ) -> tuple[frozenset[str], list[LinkRef], list[Finding]]:
     """A page's ids, references and own findings (duplicate ids), from `memo` if it holds
     them for this very HTML."""
-    inputs = hashlib.sha256(text.encode("utf-8")).hexdigest() if memo is not None else ""
+    inputs = sha256_bytes(text.encode("utf-8")) if memo is not None else ""
     kept = memo.get((GATE, page)) if memo is not None else None
     if kept is not None and kept[0] == inputs:
         return kept[1]
