@@ -88,10 +88,15 @@ DIAGRAMS.update({
 })
 
 
+def diagram_trace_id(name: str) -> str:
+    """The id of the trace diagram ``name`` draws: ``DIAGRAM_TRACE``'s, else the chapter's."""
+    return DIAGRAM_TRACE.get(name, CHAPTER_TRACE)
+
+
 def diagram_trace(name: str, traces: Trace | TraceSet) -> Trace | None:
-    """The trace diagram ``name`` draws (``DIAGRAM_TRACE``, else the chapter's), taken from
-    ``traces``; None when it is not among them."""
-    wanted = DIAGRAM_TRACE.get(name, CHAPTER_TRACE)
+    """The trace diagram ``name`` draws (``diagram_trace_id``), taken from ``traces``; None
+    when it is not among them."""
+    wanted = diagram_trace_id(name)
     if isinstance(traces, TraceSet):
         return traces.traces.get(wanted)
     return traces if traces.trace_id == wanted else None

@@ -18,6 +18,7 @@ from sitebuild.gates import Finding
 from sitebuild.gates.audit import audit_page, audit_site
 from sitebuild.gates.figures import ExpectedDiagrams
 from tracefile import Trace, TraceSet, parse_trace
+from tracefile.schemas import CHAPTER_TRACE
 
 STACK_LABEL = "[0.0078125, −0.00390625]"  # STACK[4].plain, exact, in the stack diagram
 
@@ -153,3 +154,14 @@ def test_real_site_changed_diagram_is_reported(site_copy: Path, trace: Trace, pa
     findings = audit_site(site, trace)
     assert len(findings) == 1, findings
     assert "diagram '" in findings[0].message and expected in findings[0].message
+
+
+def test_a_diagram_whose_trace_was_not_supplied_names_the_trace_it_draws(
+        golden_traces: TraceSet) -> None:
+    from diagrams.svg import DIAGRAMS, diagram_trace_id
+
+    lab = TraceSet({"gradient-flow-v1": golden_traces.traces["gradient-flow-v1"]},
+                   "gradient-flow-v1")
+    chapter_diagram = next(n for n in DIAGRAMS if diagram_trace_id(n) == CHAPTER_TRACE)
+    found = ExpectedDiagrams(lab).items(chapter_diagram)
+    assert found == f"<diagram {chapter_diagram}>: draws {CHAPTER_TRACE}, which was not supplied"

@@ -145,11 +145,11 @@ class ExpectedDiagrams:
     def trace_for(self, name: str) -> Trace:
         """The trace a diagram draws; a RenderError (reported as the diagram's finding) when
         the caller did not supply it."""
-        from diagrams.svg import DIAGRAM_TRACE, diagram_trace
+        from diagrams.svg import diagram_trace, diagram_trace_id
 
         trace = diagram_trace(name, self.traces)
         if trace is None:
-            raise RenderError(f"<diagram {name}>", None, f"draws {DIAGRAM_TRACE.get(name)}, "
+            raise RenderError(f"<diagram {name}>", None, f"draws {diagram_trace_id(name)}, "
                               "which was not supplied")
         return trace
 
