@@ -97,7 +97,7 @@ def plot_of(name: str, traces: Trace | TraceSet) -> Plot:
         series.append(Series(line.label, tuple(xs), tuple(v for _, v in ys), low, high,
                              line.style))
     return Plot(name, chart.title, chart.desc, chart.xlabel, chart.ylabel, tuple(series),
-                chart.xscale, chart.yscale, chart.size)
+                xscale=chart.xscale, yscale=chart.yscale, size=chart.size)
 
 
 def _x_values(trace: Trace, line: Line, count: int) -> list[float]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from functools import cache
 from typing import Any
 
@@ -68,6 +68,9 @@ class Plot:
     xlabel: str
     ylabel: str
     series: tuple[Series, ...]
+    # The rest by keyword only: two of them are tuples of floats or flags a position could
+    # silently swap (a size passed as ``narrow`` drew a wide chart at phone width).
+    _: KW_ONLY
     xscale: str = "linear"
     yscale: str = "linear"
     #: Drawn for a phone-width column: a narrower figure, the legend in one column below.

@@ -38,6 +38,19 @@ def test_every_chart_renders_from_the_golden_trace(trace: Trace, name: str) -> N
     assert name in chart_names(trace)
 
 
+def test_a_chart_of_its_own_size_is_drawn_at_that_size_and_its_phone_rendering_narrower(
+        trace: Trace) -> None:
+    # The lab's charts name a size narrower than the default. A size handed to the plot by
+    # position once landed on its ``narrow`` flag: the wide rendering was the phone one.
+    name = NAMES[0]
+    plot = plot_of(name, trace)
+    assert CHARTS[name].size is not None
+    assert (plot.size, plot.narrow) == (CHARTS[name].size, False)
+    wide, narrow = (re.search(r'viewBox="0 0 ([0-9.]+) ', render_chart(n, trace))
+                    for n in (name, f"{name}-narrow"))
+    assert wide and narrow and float(narrow.group(1)) < float(wide.group(1))
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_chart_texts_hold_no_digits(name: str) -> None:
     chart = CHARTS[name]

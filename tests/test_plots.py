@@ -14,7 +14,7 @@ from diagrams.plots import Plot, Series, plain_power, render_plot
 
 PLOT = Plot("demo", "Gradient against depth", "Two lines, one per stack.", "depth", "gradient",
             (Series("plain", (1.0, 2.0, 4.0), (1.0, 0.5, 0.25)),
-             Series("residual", (1.0, 2.0, 4.0), (1.0, 1.5, 2.25))), "log", "log")
+             Series("residual", (1.0, 2.0, 4.0), (1.0, 1.5, 2.25))), xscale="log", yscale="log")
 
 
 def test_the_same_plot_gives_the_same_bytes() -> None:

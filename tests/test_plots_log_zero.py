@@ -20,10 +20,10 @@ def line_segments(svg: str) -> int:
 def test_a_zero_on_a_log_axis_draws_no_segment_to_the_axis_edge(scale: str) -> None:
     with_zero = Series("error", (0.0, 1.0, 2.0, 3.0), (0.0, 0.1, 0.05, 0.02))
     svg = render_plot(Plot("logzero", "Zero on a log axis", "A first value of zero.", "x", "y",
-                           (with_zero,), "linear", scale))
+                           (with_zero,), yscale=scale))
     assert line_segments(svg) == 2  # three drawn points, the zero left out
     assert svg == render_plot(Plot("logzero", "Zero on a log axis", "A first value of zero.",
-                                   "x", "y", (with_zero,), "linear", scale))
+                                   "x", "y", (with_zero,), yscale=scale))
 
 
 def test_a_linear_axis_still_draws_the_zero() -> None:
