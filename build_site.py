@@ -27,7 +27,7 @@ import signal
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -214,14 +214,18 @@ def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> in
         progress.total(f"up to date: {shown(out)} was built from these inputs "
                        "(--force rebuilds)")
         return 0
-    with progress.phase("generate") as notes:
-        status, generated = pipeline.generate(ROOT, traces, build / "generated", cache,
-                                               generated_key)
-        notes += [shown(build / "generated"), f"(cache {status})"]
-    settings = BuildSettings(traces=dict(inputs.traces), report=inputs.report if report else None,
-                             generated=build / "generated", unverified=inputs.unverified,
-                             parsed=traces)
-    _site_phases(args, progress, out, traces, settings, generated)
+    with ExitStack() as drawing:
+        with progress.phase("generate") as notes:
+            generation = drawing.enter_context(pipeline.generating(
+                ROOT, traces, build / "generated", cache, generated_key))
+            if generation.drawing is not None:
+                notes.append(f"{generation.drawing.charts} chart(s) drawing beside MkDocs,")
+            notes += [shown(build / "generated"), f"(cache {generation.status})"]
+        settings = BuildSettings(traces=dict(inputs.traces),
+                                 report=inputs.report if report else None,
+                                 generated=build / "generated", unverified=inputs.unverified,
+                                 parsed=traces, drawing=generation.drawing)
+        _site_phases(args, progress, out, traces, settings, generation)
     freshness.record(build, out, key)
     progress.total(f"published {shown(out)}")
     return 0
@@ -238,10 +242,13 @@ def _read_report(path: Path | None) -> bytes | None:
 
 
 def _site_phases(args: argparse.Namespace, progress: Progress, out: Path, traces: TraceSet,
-                 settings: BuildSettings, generated: dict[str, bytes] | None = None,
+                 settings: BuildSettings,
+                 generated: dict[str, bytes] | pipeline.Generation | None = None,
                  warm: Warm | None = None) -> None:
-    """MkDocs into a temporary folder, the gates on it, then the atomic publish. ``warm``:
-    the serving process's memos (``sitebuild.warm``), which only an in-process rebuild has."""
+    """MkDocs into a temporary folder, the gates on it, then the atomic publish. ``generated``:
+    the figures, or their ``Generation`` when charts may still be being drawn (the charts
+    phase then waits for them and stores them). ``warm``: the serving process's memos
+    (``sitebuild.warm``), which only an in-process rebuild has."""
     tmp = publish.temp_site_dir(out, args.build_dir)
     try:
         with progress.phase("mkdocs") as notes:
@@ -249,6 +256,8 @@ def _site_phases(args: argparse.Namespace, progress: Progress, out: Path, traces
             notes.append(f"--strict into {shown(tmp)}")
             if warm is not None:
                 notes.append(f"({warm.hits} of {warm.hits + warm.misses} page renders reused)")
+        if isinstance(generated, pipeline.Generation):
+            generated = _finish_charts(progress, generated, args.build_dir / "generated")
         with progress.phase("gates") as notes:
             # Name pages as they will be published, not by the temporary folder.
             memo = warm.gates if warm is not None else None
@@ -264,6 +273,20 @@ def _site_phases(args: argparse.Namespace, progress: Progress, out: Path, traces
             notes.append(shown(out))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _finish_charts(progress: Progress, generation: pipeline.Generation,
+                   target: Path) -> dict[str, bytes]:
+    """The generated files, once the charts drawn beside MkDocs are all done (a phase of its
+    own only when some were being drawn), stored in the cache and ``target``."""
+    if generation.drawing is None:
+        return generation.finish()
+    with progress.phase("charts") as notes:
+        drawn, unfinished = generation.drawing.charts, generation.drawing.unfinished()
+        files = generation.finish()
+        notes.append(f"{drawn} chart(s) drawn beside MkDocs, {unfinished} still drawing when "
+                     f"it finished; stored in {shown(target)}")
+    return files
 
 
 def cmd_serve(args: argparse.Namespace, progress: Progress) -> int:
@@ -314,9 +337,14 @@ def docs_inputs(args: argparse.Namespace, warm: Warm | None) -> DocsInputs:
                              unverified=inputs.unverified, parsed=traces,
                              page_memo=warm.renders if warm is not None else None)
     generated_key = pipeline.generated_key(ROOT, traces)
-    # The last build's diagrams, if drawn from these traces, spare the figure gate drawing
-    # them all again (most of an in-process rebuild's time otherwise).
+    # The last build's figures, if drawn from these traces, spare the figure gate drawing
+    # them all again (most of an in-process rebuild's time otherwise). A build that failed
+    # in MkDocs may have stopped before storing the figures it drew: the pages must not show
+    # an older build's, so they are brought up to date (from the cache, or drawn).
     generated = pipeline.generated_on_disk(settings.generated, generated_key)
+    if generated is None:
+        generated = pipeline.generate(ROOT, traces, settings.generated, Cache(cache_dir(args)),
+                                      generated_key)[1]
     return DocsInputs(traces, report, settings, generated_key, generated)
 
 

@@ -43,6 +43,9 @@ COLUMN = "[*]"
 #: Every chart by name, from the labs' declaration modules.
 CHARTS: dict[str, Chart] = {chart.name: chart
                             for chart in (*gradient_flow.CHARTS, *residual_stream.CHARTS)}
+#: The file that declares each chart, as an error names it.
+DECLARED_IN = {chart.name: f"{module.__name__.replace('.', '/')}.py"
+               for module in (gradient_flow, residual_stream) for chart in module.CHARTS}
 
 
 def _chart(name: str) -> Chart:
@@ -50,6 +53,11 @@ def _chart(name: str) -> Chart:
         raise RenderError(f"<chart {name}>", None,
                           f"unknown chart {name!r}; known: {', '.join(sorted(CHARTS))}")
     return CHARTS[name]
+
+
+def chart_title(name: str) -> str:
+    """The chart's title: its drawings' accessible name and its default caption."""
+    return _chart(name).title
 
 
 def _points(trace: Trace, paths: Paths) -> list[tuple[str, float]]:
@@ -118,11 +126,17 @@ def _band(trace: Trace, line: Line) -> tuple[tuple[float, ...] | None, tuple[flo
 
 
 def render_chart(name: str, traces: Trace | TraceSet) -> str:
-    """The chart's inline SVG (``NAME-narrow``: its phone-width rendering)."""
-    if name.endswith(NARROW) and name.removesuffix(NARROW) in CHARTS:
-        wide = plot_of(name.removesuffix(NARROW), traces)
-        return render_plot(replace(wide, plot_id=name, narrow=True))
-    return render_plot(plot_of(name, traces))
+    """The chart's inline SVG (``NAME-narrow``: its phone-width rendering). A declaration
+    the plot refuses is an error naming the file that declares the chart."""
+    narrow = name.endswith(NARROW) and name.removesuffix(NARROW) in CHARTS
+    chart = name.removesuffix(NARROW) if narrow else name
+    plot = plot_of(chart, traces)
+    try:
+        return render_plot(replace(plot, plot_id=name, narrow=True) if narrow else plot)
+    except RenderError as err:
+        if not err.path.startswith("<plot "):
+            raise
+        raise RenderError(DECLARED_IN[chart], None, f"chart {chart!r}: {err.message}") from None
 
 
 def chart_names(traces: Trace | TraceSet | None = None) -> Sequence[str]:

@@ -101,8 +101,8 @@ def _check(plot: Plot) -> None:
 @cache
 def load_matplotlib() -> tuple[Any, Any, Any]:
     """matplotlib, its pyplot and its ticker, with the SVG backend, imported on first use: a
-    build whose charts come from the cache never pays the half second of importing it. A
-    caller about to fork chart workers calls it first, so that they inherit the import."""
+    build whose charts come from the cache never pays the third of a second of importing it,
+    and a build that draws them pays it in its chart workers only."""
     import matplotlib
 
     matplotlib.use("svg")

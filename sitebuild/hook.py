@@ -6,24 +6,25 @@ name a trace value (``{{ tv("FORWARD.output") }}``) and this hook inserts it.
 Contract (MkDocs events):
 - ``on_config``: reads its settings from ``config.extra["build"]`` (``BuildSettings``, set by
   ``build_site.py`` on the loaded config; no environment variables): the trace files by id,
-  the learner report (``None``: not supplied), the generated diagrams/tables folder and, when
-  the build parsed them already, the parsed traces. Without them (a plain ``mkdocs build``/
-  ``mkdocs serve``) it takes every declared trace from ``build/trace/`` and first brings the
-  generated files up to date through the cache. It also replaces the offline plugin's CDN
-  polyfill by the vendored one, so no page requests another host.
+  the learner report (``None``: not supplied), the generated diagrams/tables folder (or the
+  drawing still in progress) and, when the build parsed them already, the parsed traces.
+  Without them (a plain ``mkdocs build``/``mkdocs serve``) it takes every declared trace
+  from ``build/trace/`` and first brings the generated files up to date through the cache.
+  It also replaces the offline plugin's CDN polyfill by the vendored one, so no page
+  requests another host.
 - ``on_files``: adds vendored KaTeX (from ``node_modules/katex/dist``), the iframe-worker shim
   when installed, and every raw trace at ``trace/<id>.trace``.
 - ``on_page_markdown``: renders the page through ``sitebuild.page_render`` (strict, comment
-  delimiters ``<#-- --#>``). Globals: ``tv``, ``diagram``, ``table``, ``trace`` (the page's
-  trace: the chapter's, or the one its front matter names with ``trace: ID``), ``traces``
-  (every trace, for the Trace page), ``raw_trace``, ``learner_report``, ``explorer`` (the
-  gradients lab's explorer, ``diagrams.explorer``), ``number_words`` (a position in words,
-  ``diagrams.words``: a row's place is not a traced value, and pages show no untraced digit),
-  ``wrappable`` (a name as inline code that may wrap after ``=`` or ``.``), ``cite``
-  (``extra.references``), ``pinned`` (a package's version, from the lock). Any failure
-  raises ``PageError`` whose ``str`` is ``docs/page.md:LINE: message``. Given a page memo
-  (``BuildSettings.page_memo``: serve's, ``sitebuild.warm``), a page whose Markdown, trace and
-  inputs (``context_digest``) are unchanged since the memo's last build is not rendered again.
+  delimiters ``<#-- --#>``) with the globals of ``sitebuild.site_context`` and two of its
+  own: ``cite`` (``extra.references``) and ``pinned`` (a package's version, from the lock).
+  Any failure raises ``PageError`` whose ``str`` is ``docs/page.md:LINE: message``. Given a
+  page memo (``BuildSettings.page_memo``: serve's, ``sitebuild.warm``), a page whose
+  Markdown, trace and inputs (``context_digest``) are unchanged since the memo's last build
+  is not rendered again.
+- ``on_page_context`` (before the search plugin reads the page): puts each chart's SVG where
+  ``chart`` left its mark. Charts skip the Markdown conversion: the build may still be drawing
+  them while MkDocs converts the pages (``BuildSettings.drawing``, ``sitebuild.drawing``), and
+  the hook waits for a chart only here.
 - ``on_post_page``/``on_post_template``: strip ``<meta name="generator">`` so no tool
   version string reaches the site.
 Errors are ``HookError`` (a ``LocatedError`` that MkDocs' own CLI also reports on one line).
@@ -31,26 +32,20 @@ Errors are ``HookError`` (a ``LocatedError`` that MkDocs' own CLI also reports o
 
 from __future__ import annotations
 
-import html
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from markupsafe import Markup
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from diagrams.format import traced
-from diagrams.svg import NARROW
-from diagrams.words import number_words
 from sitebuild.citations import load_references, render_citation
 from sitebuild.lockfile import LOCK, pinned, render_pin
-from sitebuild.page_render import HookError, PageError, fenced, front_matter_lines, render_page
+from sitebuild.page_render import HookError, front_matter_lines, render_page
 from sitebuild.paths import (
     CHAPTER_TRACE,
     DEFAULT_GENERATED,
@@ -61,6 +56,7 @@ from sitebuild.paths import (
     trace_file,
     trace_url,
 )
+from sitebuild.site_context import SiteContext
 from tracefile import SCHEMAS, TraceSet, load_trace
 from tracefile.errors import LocatedError
 
@@ -69,135 +65,6 @@ KATEX_FILES = ("katex.min.js", "katex.min.css")
 SHIM_SRC = "node_modules/iframe-worker/shim/index.js"
 SHIM_URL = "assets/vendor/iframe-worker/shim.js"
 _GENERATOR = re.compile(r'[ \t]*<meta name="generator" content="[^"]*">\n?')
-_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.S)
-
-
-@dataclass(frozen=True)
-class SiteContext:
-    """What every page may use: the traces, the report and the generated artefacts."""
-
-    traces: TraceSet
-    trace_paths: dict[str, Path]
-    report: str | None
-    generated: Path
-    unverified: tuple[str, ...] = ()
-
-    def banner(self) -> str:
-        """The warning every page opens with when a trace is not the engine's own run."""
-        if not self.unverified:
-            return ""
-        names = ", ".join(f"`{trace_id}`" for trace_id in self.unverified)
-        return (f'!!! danger "Unverified trace"\n    This site was built from trace files that '
-                f"differ from a fresh run of the engine ({names}). Its numbers are what those "
-                "files say, not what the engine computes.\n\n")
-
-    def page_globals(self, trace_id: str) -> dict[str, Any]:
-        """The Jinja globals of a page whose unqualified paths refer to ``trace_id``."""
-        if trace_id not in self.traces.traces:
-            raise PageError("<page>", None, f"front matter names trace {trace_id!r}; the site "
-                            f"has {', '.join(self.traces.traces)}")
-        page_traces = TraceSet(self.traces.traces, trace_id)
-        trace = page_traces.traces[trace_id]
-        return {
-            "tv": lambda path, fmt="exact": traced(page_traces, path, fmt),
-            "diagram": self.diagram,
-            "chart": self.chart,
-            "table": self.table,
-            "trace": trace,
-            "traces": [(t, trace_url(t.trace_id)) for t in self.traces],
-            "raw_trace": lambda trace_id=trace_id: fenced(
-                self.traces.traces[trace_id].text, "text"),
-            "learner_report": self.learner_report,
-            "explorer": self.explorer,
-            "number_words": number_words,
-            "trace_rules": trace_rules,
-            "wrappable": wrappable,
-        }
-
-    def learner_report(self) -> Markup:
-        """The learner report as a code block, or empty when none was supplied."""
-        return Markup("") if self.report is None else fenced(self.report, "text")
-
-    def _generated(self, name: str, suffix: str, what: str) -> str:
-        path = self.generated / f"{name}{suffix}"
-        if not re.fullmatch(r"[a-z][a-z0-9-]*", name) or not path.is_file():
-            known = sorted(p.stem for p in self.generated.glob(f"*{suffix}"))
-            raise PageError("<page>", None, f"unknown {what} {name!r} (known: {', '.join(known)})")
-        return path.read_text(encoding="utf-8")
-
-    def diagram(self, name: str) -> Markup:
-        """The inline SVG of diagram ``name`` in a labelled wrapper; where the diagram has a
-        phone-width variant (``NAME-narrow``: a diagram, or a table), both, and the page's CSS
-        shows the one that fits the screen."""
-        wide = _region(*self._svg(name, "diagram"))
-        narrow = self.generated / f"{name}{NARROW}"
-        if narrow.with_suffix(".svg").is_file():
-            other = _region(*self._svg(f"{name}{NARROW}", "diagram"))
-        elif narrow.with_suffix(".html").is_file():
-            other = self.table(f"{name}{NARROW}")
-        else:
-            return wide
-        return Markup('<div class="figure-wide">\n{}\n</div>\n<div class="figure-narrow">\n{}\n'
-                      "</div>").format(wide, other)
-
-    def _svg(self, name: str, what: str) -> tuple[str, str]:
-        """A generated SVG without its blank lines, and its title (its name if it has none)."""
-        svg = "\n".join(line for line in self._generated(name, ".svg", what).splitlines()
-                        if line.strip())
-        found = _TITLE.search(svg)
-        return svg, html.unescape(found.group(1)) if found else name
-
-    def chart(self, name: str, caption: str = "") -> Markup:
-        """A chart: its SVG (from the generated files), a caption, and its plotted values as a
-        folded table of traced spans."""
-        from diagrams.charts import values_table
-
-        wide, label = self._svg(name, "chart")
-        return Markup(
-            '<figure class="residual-chart" id="{name}">\n'
-            '<div class="figure-wide">{wide}</div>\n<div class="figure-narrow">{narrow}</div>\n'
-            "<figcaption>{caption}</figcaption>\n"
-            '<details class="chart-values"><summary>The plotted values</summary>\n'
-            '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">{table}'
-            "</div></div>\n</details>\n</figure>"
-        ).format(name=name, wide=_region(wide, label),
-                 narrow=_region(*self._svg(f"{name}{NARROW}", "chart")),
-                 caption=caption or label, table=values_table(name, self.traces))
-
-    def explorer(self) -> Markup:
-        """The gradients lab's explorer (``diagrams.explorer``), rendered from its trace."""
-        from diagrams.explorer import TRACE, render_explorer
-
-        if TRACE not in self.traces.traces:
-            raise PageError("<page>", None, f"the explorer needs trace {TRACE}")
-        return render_explorer(self.traces.traces[TRACE])
-
-    def table(self, name: str) -> Markup:
-        """The rendered HTML table ``name``, wrapped like Material wraps tables."""
-        body = self._generated(name, ".html", "table").strip()
-        return Markup(
-            '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">\n{}\n'
-            "</div></div>"
-        ).format(Markup(body))
-
-
-def wrappable(text: str) -> Markup:
-    """``text`` as inline code that may wrap after an equals sign or a dot (a ``<wbr>``
-    there) as well as after a hyphen: a name in a table column a phone makes narrow."""
-    return Markup("<code>{}</code>").format(Markup("<wbr>").join(re.split(r"(?<=[=.])", text)))
-
-
-def trace_rules() -> list[str]:
-    """The reader's rules (``tracefile.rules``), their limits spelled out in words."""
-    from tracefile.rules import LIMITS, RULES
-
-    texts = []
-    for rule in RULES:
-        text = rule.text
-        for name, value in LIMITS.items():
-            text = text.replace(name, number_words(value))
-        texts.append(text)
-    return texts
 
 
 def strip_generator(output: str) -> str:
@@ -218,13 +85,7 @@ def default_settings(root: Path) -> BuildSettings:
         generated=root / DEFAULT_GENERATED, generated_ready=False)
 
 
-def _region(svg: str, label: str) -> Markup:
-    """An inline SVG in a focusable, labelled region that scrolls sideways if it must."""
-    return Markup(
-        '<div class="diagram-scroll" tabindex="0" role="region" aria-label="{}">\n{}\n</div>'
-    ).format(label, Markup(svg))
-
-
+#: What a chart's mark holds: no drawing's text or id has a space after a comment opener.
 def load_context(root: Path, settings: BuildSettings) -> SiteContext:
     """Parse the traces (unless the caller already did) and read the report the settings
     name."""
@@ -246,14 +107,15 @@ def load_context(root: Path, settings: BuildSettings) -> SiteContext:
             raise HookError(str(settings.report), None,
                             f"cannot read the learner report: {err}") from None
     trace_set = TraceSet(traces, CHAPTER_TRACE)
-    if not settings.generated_ready:
+    drawing = getattr(settings, "drawing", None)
+    if drawing is None and not settings.generated_ready:
         from sitebuild.cache import Cache
         from sitebuild.pipeline import exclusive, generate
 
         with exclusive(root / "build"):
             generate(root, trace_set, settings.generated, Cache(root / "build" / "cache"))
     return SiteContext(trace_set, dict(settings.traces), report, settings.generated,
-                       tuple(getattr(settings, "unverified", ())))
+                       tuple(getattr(settings, "unverified", ())), drawing)
 
 
 def context_digest(root: Path, context: SiteContext, references: Any) -> str:
@@ -265,8 +127,9 @@ def context_digest(root: Path, context: SiteContext, references: Any) -> str:
         ("unverified and references", repr((context.unverified, references))),
         ("report", context.report or ""),
         *((f"trace {tid}", t.text) for tid, t in sorted(context.traces.traces.items()))]
-    for path in [root / LOCK, *sorted(context.generated.iterdir())]:
-        parts.append((f"file {path.name}", path.read_bytes() if path.is_file() else b""))
+    lock = root / LOCK
+    parts.append(("lock", lock.read_bytes() if lock.is_file() else b""))
+    parts += [(f"file {name}", context.read_file(name)) for name in context.file_names()]
     return input_key(parts)
 
 
@@ -333,12 +196,18 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     return files
 
 
+def _page_name(page: Page) -> str:
+    """The page's source as errors name it (``docs/…``)."""
+    source = page.file.abs_src_path
+    return os.path.relpath(source, _state["root"]) if source else f"docs/{page.file.src_uri}"
+
+
 @_reported
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     """Render the page's Markdown as a Jinja template over the trace."""
     root: Path = _state["root"]
     source = page.file.abs_src_path
-    name = os.path.relpath(source, root) if source else f"docs/{page.file.src_uri}"
+    name = _page_name(page)
     offset = 0
     if source:
         offset = front_matter_lines(Path(source).read_text(encoding="utf-8-sig"), markdown)
@@ -358,6 +227,17 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     # The banner goes after any front matter MkDocs already removed: line numbers in errors
     # still count from the page's own first line.
     return context.banner() + rendered
+
+
+@event_priority(100)  # before the search plugin indexes the page, at 0
+@_reported
+def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig,
+                    nav: Any) -> dict[str, Any]:
+    """Put each chart's SVG where the page marked it, now that the Markdown is converted."""
+    site: SiteContext = _state["context"]
+    if page.content is not None:
+        page.content = site.insert_figures(page.content, _page_name(page))
+    return context
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:

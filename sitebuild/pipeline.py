@@ -11,9 +11,11 @@ Contract:
   (the site never imports ``engine``) and returns one ``JobResult`` per job: its file, bytes,
   cache status and time.
 - ``generate(root, traces, target, cache)`` makes ``target`` hold exactly one ``<name>.svg``
-  per diagram, one ``<name>.html`` per table and a ``KEY`` stamp; the set is cached under a
-  key of the traces they draw, the drawing code (``tracefile/`` and ``diagrams/``), ``dot -V``
-  and the numpy, jinja2 and markupsafe versions.
+  per diagram and chart, one ``<name>.html`` per table and a ``KEY`` stamp; the set is cached
+  under a key of the traces they draw, the drawing code (``tracefile/`` and ``diagrams/``),
+  ``dot -V`` and the numpy, jinja2, markupsafe and matplotlib versions. ``generating(...)`` is
+  the same as a context: on a miss it yields while the charts are still being drawn (a build
+  runs MkDocs meanwhile), and stores the files only when ``finish()`` has them all.
 - ``run_gates(site_dir, traces)`` returns the gates' findings (empty = pass).
 - ``source_date_epoch(root)`` is the last commit's time (or a fixed date).
 - ``exclusive(build_dir)`` serialises processes that share one ``build/`` folder.
@@ -39,7 +41,8 @@ from urllib.parse import urlsplit
 
 from sitebuild.cache import Cache, input_key, tree_parts
 from sitebuild.closure import source_closure
-from sitebuild.drawing import render_generated
+from sitebuild.drawing import Drawing
+from sitebuild.drawing import start as start_drawing
 from sitebuild.errors import BuildError
 from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, TEMPORARY, temp_prefix
 from sitebuild.publish import write_folder
@@ -293,14 +296,55 @@ def generated_key(root: Path, traces: TraceSet) -> str:
     ])
 
 
+class Generation:
+    """The generated files of one build: taken from the cache, or being drawn (``drawing``:
+    the hook reads the charts from it as pages need them, while MkDocs runs)."""
+
+    def __init__(self, status: str, files: dict[str, bytes] | None,
+                 drawing: Drawing | None, store: Callable[[dict[str, bytes]], None]) -> None:
+        self.status = status
+        self.drawing = drawing
+        self._files = files
+        self._store = store
+
+    def finish(self) -> dict[str, bytes]:
+        """Every file, once drawn; the first call stores a drawing's files in the cache and
+        the target folder."""
+        if self._files is None:
+            assert self.drawing is not None
+            self._files = self.drawing.files()
+            self._store(self._files)
+        return self._files
+
+
+@contextmanager
+def generating(root: Path, traces: TraceSet, target: Path, cache: Cache,
+               key: str | None = None) -> Iterator[Generation]:
+    """The generated files for ``traces``: from the cache (``target`` then holds them at
+    once), or drawn, charts in worker processes while the caller goes on; ``finish()`` waits
+    for them and only then fills the cache and ``target``, so a failed drawing stores nothing.
+    On leaving, unfinished charts are abandoned. ``key``: ``generated_key(root, traces)``."""
+    key = key or generated_key(root, traces)
+
+    def store(files: dict[str, bytes]) -> None:
+        cache.store("generated", key, files)
+        write_folder(target, {**files, KEY_STAMP: key.encode("ascii")})
+
+    cached, status = cache.lookup("generated", key)
+    if cached is not None:
+        write_folder(target, {**cached, KEY_STAMP: key.encode("ascii")})
+        yield Generation(status, cached, None, store)
+        return
+    with start_drawing(traces) as drawn:
+        yield Generation(status, None, drawn, store)
+
+
 def generate(root: Path, traces: TraceSet, target: Path, cache: Cache, key: str | None = None
              ) -> tuple[str, dict[str, bytes]]:
     """Make ``target`` hold the generated files for ``traces``; return the cache status and
     the files. ``key``: ``generated_key(root, traces)`` if the caller has it already."""
-    key = key or generated_key(root, traces)
-    files, status = cache.fetch_or_build("generated", key, lambda: render_generated(traces))
-    write_folder(target, {**files, KEY_STAMP: key.encode("ascii")})
-    return status, files
+    with generating(root, traces, target, cache, key) as generation:
+        return generation.status, generation.finish()
 
 
 def generated_on_disk(folder: Path, key: str) -> dict[str, bytes] | None:

@@ -15,12 +15,20 @@ How workers start depends on this process:
   and kept for the life of this one, which imports ``PRELOAD`` first; the pool's arguments
   are pickled to it. (``build_site.py serve`` starts no workers after its first build: its
   in-process rebuilds reuse the figures and find unchanged pages in its memo.)
+
+A worker dies with the process that started it, even one killed outright (SIGKILL): on Linux
+the kernel is asked to kill it then (``PR_SET_PDEATHSIG``). Otherwise it would wait for work
+forever, holding what it inherited, the build folder's lock among them, and the next build
+would wait for it.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -59,8 +67,27 @@ def worker_pool(jobs: int, initializer: Callable[..., object] | None = None,
     if method == "forkserver":
         context.set_forkserver_preload(list(PRELOAD))  # heeded until the server starts
     pool = ProcessPoolExecutor(max_workers=min(cores, jobs), mp_context=context,
-                               initializer=initializer, initargs=initargs)
+                               initializer=_start, initargs=(
+                                   os.getpid() if method == "fork" else None, initializer,
+                                   initargs))
     try:
         yield pool
     finally:
         pool.shutdown(cancel_futures=True)
+
+
+#: prctl's option that has the kernel signal this process when its parent dies.
+PR_SET_PDEATHSIG = 1
+
+
+def _start(parent: int | None, initializer: Callable[..., object] | None,
+           initargs: tuple[object, ...]) -> None:
+    """A worker's first act: die with its parent (``parent``: this process's pid, when it
+    forked the worker itself; a forkserver's workers die with the forkserver, which ends with
+    this process), then the caller's own start."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if parent is not None and os.getppid() != parent:  # it died before the request
+            os._exit(1)
+    if initializer is not None:
+        initializer(*initargs)

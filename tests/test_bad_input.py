@@ -93,6 +93,20 @@ def page_edit(phase: str, added: str, line: str) -> Failure:
     return Failure(phase, setup)
 
 
+def code_edit(phase: str, path: str, old: str, new: str, line: str) -> Failure:
+    """``old`` replaced by ``new`` in the module ``path`` of a project copy."""
+
+    def setup(tmp: Path, out: Path) -> Attempt:
+        proj = project_copy(tmp)
+        module = proj / path
+        text = module.read_text(encoding="utf-8")
+        assert old in text, old
+        module.write_text(text.replace(old, new), encoding="utf-8")
+        return Attempt(line, {"project": proj})
+
+    return Failure(phase, setup)
+
+
 def given_options(phase: str, line: str, **options: object) -> Failure:
     return Failure(phase, lambda tmp, out: Attempt(line, dict(options)))
 
@@ -158,6 +172,11 @@ FAILURES: dict[str, Failure] = {
         BROKEN_LINK.format(out="{out}", target="no-such-section")),
     "broken-image": page_edit("gates", '<p><img src="missing.png" alt="gone"></p>',
                               BROKEN_LINK.format(out="{out}", target="missing\\.png")),
+    # a chart that cannot be drawn: its worker's error stops MkDocs, which was waiting for it
+    "undrawable-chart": code_edit("mkdocs", "diagrams/charts_residual_stream.py",
+                                  "SIZE = (4.8, 3.4)", "SIZE = (48.0, 3.4)",
+                                  r"diagrams/charts_residual_stream\.py: chart 'rs-[a-z-]+': "
+                                  r"a plot's size is a width and a height in inches$"),
     # the tools
     "missing-graphviz": Failure("parse", no_tools),
 }

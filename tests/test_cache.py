@@ -9,11 +9,15 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from paths import GOLDEN_TRACE, ROOT
 
+from diagrams.errors import RenderError
 from sitebuild import pipeline
 from sitebuild.cache import MANIFEST, Cache, input_key, tree_parts
 from sitebuild.closure import source_closure
@@ -237,3 +241,56 @@ def test_generate_hits_misses_and_repairs(tmp_path: Path) -> None:
     assert pipeline.generate(ROOT, golden_trace(), target, cache)[0].startswith("rebuilt (hash")
     assert {p.name: p.read_bytes() for p in target.iterdir()} == fresh
     assert pipeline.generate(ROOT, golden_trace("4e-10"), target, cache)[0] == "miss"
+
+
+class _Drawing:
+    """A drawing whose one chart is drawn (or fails) only when it is read."""
+
+    def __init__(self, chart: Callable[[], bytes]) -> None:
+        self.chart, self.charts = chart, 1
+
+    def names(self) -> list[str]:
+        return ["chart.svg", "table.html"]
+
+    def read(self, name: str) -> bytes:
+        return self.chart() if name == "chart.svg" else b"<table></table>"
+
+    def files(self) -> dict[str, bytes]:
+        return {name: self.read(name) for name in self.names()}
+
+
+def _drawing_of(chart: Callable[[], bytes]) -> Callable[[TraceSet], Any]:
+    @contextmanager
+    def start(traces: TraceSet) -> Iterator[_Drawing]:
+        yield _Drawing(chart)
+
+    return start
+
+
+def test_generating_stores_a_drawing_only_once_it_is_finished(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache, target = Cache(tmp_path / "cache"), tmp_path / "generated"
+    monkeypatch.setattr(pipeline, "start_drawing", _drawing_of(lambda: b"<svg/>"))
+    with pipeline.generating(ROOT, golden_trace(), target, cache, "k") as generation:
+        assert generation.status == "miss" and generation.drawing is not None
+        # While the charts are drawn, neither the cache nor the folder holds anything.
+        assert not target.exists() and cache.lookup("generated", "k")[0] is None
+        files = generation.finish()
+    assert files == {"chart.svg": b"<svg/>", "table.html": b"<table></table>"}
+    assert cache.lookup("generated", "k")[0] == files
+    assert {p.name: p.read_bytes() for p in target.iterdir()} == {**files, "KEY": b"k"}
+    with pipeline.generating(ROOT, golden_trace(), target, cache, "k") as again:
+        assert (again.status, again.drawing, again.finish()) == ("hit", None, files)
+
+
+def test_generating_stores_nothing_when_a_chart_fails(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken() -> bytes:
+        raise RenderError("<plot chart>", None, "cannot be drawn")
+
+    cache, target = Cache(tmp_path / "cache"), tmp_path / "generated"
+    monkeypatch.setattr(pipeline, "start_drawing", _drawing_of(broken))
+    with pytest.raises(RenderError, match="cannot be drawn"), \
+            pipeline.generating(ROOT, golden_trace(), target, cache, "k") as generation:
+        generation.finish()
+    assert not target.exists() and cache.lookup("generated", "k") == (None, "miss")

@@ -5,6 +5,7 @@ spans, and positions counted from zero start at the embedding."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from paths import GOLDEN_DIR
@@ -12,6 +13,7 @@ from paths import GOLDEN_DIR
 from diagrams import charts_residual_stream
 from diagrams.chart_spec import POSITIONS
 from diagrams.charts import CHARTS, chart_names, plot_of, render_chart, values_table
+from diagrams.errors import RenderError
 from diagrams.format import number_tokens
 from tracefile import SCHEMAS, Trace, load_trace
 
@@ -49,6 +51,17 @@ def test_a_chart_of_its_own_size_is_drawn_at_that_size_and_its_phone_rendering_n
     wide, narrow = (re.search(r'viewBox="0 0 ([0-9.]+) ', render_chart(n, trace))
                     for n in (name, f"{name}-narrow"))
     assert wide and narrow and float(narrow.group(1)) < float(wide.group(1))
+
+
+def test_a_declaration_the_plot_refuses_names_the_file_that_declares_it(
+        trace: Trace, monkeypatch: pytest.MonkeyPatch) -> None:
+    name = NAMES[0]
+    monkeypatch.setitem(CHARTS, name, replace(CHARTS[name], size=(48.0, 3.4)))
+    for drawn in (name, f"{name}-narrow"):
+        with pytest.raises(RenderError) as caught:
+            render_chart(drawn, trace)
+        assert str(caught.value) == (f"diagrams/charts_residual_stream.py: chart {name!r}: a "
+                                     "plot's size is a width and a height in inches")
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -9,14 +9,21 @@ The forked case runs in a fresh interpreter: the test process may have threads o
 from __future__ import annotations
 
 import hashlib
+import os
+import signal
 import subprocess
 import sys
+import time
+from concurrent.futures import Future
+from pathlib import Path
 
 import pytest
 from paths import GOLDEN_DIR, ROOT
 
 import diagrams.charts
+from diagrams.errors import RenderError
 from sitebuild import drawing, workers
+from sitebuild.drawing import Drawing
 from tracefile import TraceSet
 
 #: Loads the golden traces in a fresh interpreter, as ``golden_traces`` does.
@@ -80,6 +87,18 @@ def test_a_forkservers_workers_draw_the_same_bytes(
     assert drawing.render_generated(golden_traces) == drawn_in_turn
 
 
+def test_a_drawing_hands_out_each_file_once_drawn_and_a_charts_own_error() -> None:
+    drawn, failing = Future[bytes](), Future[bytes]()
+    pending = Drawing({"table.html": b"<table/>"}, {"b.svg": drawn, "a.svg": failing})
+    assert pending.names() == ["a.svg", "b.svg", "table.html"] and pending.charts == 2
+    assert pending.unfinished() == 2 and pending.read("table.html") == b"<table/>"
+    drawn.set_result(b"<svg/>")
+    failing.set_exception(RenderError("<plot a>", None, "cannot be drawn"))
+    assert pending.unfinished() == 0 and pending.read("b.svg") == b"<svg/>"
+    with pytest.raises(RenderError, match="cannot be drawn"):
+        pending.files()
+
+
 def test_one_core_draws_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(workers, "usable_cores", lambda: 1)
     with workers.worker_pool(8) as pool:
@@ -131,3 +150,41 @@ def test_only_drawing_a_chart_imports_matplotlib() -> None:
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+def _gone(pid: int) -> bool:
+    """The process has ended (reaped, or a zombie its new parent has not reaped yet)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_workers_die_with_a_process_killed_outright(tmp_path: Path) -> None:
+    # Left running, they would wait for work forever, holding the build folder's lock.
+    pid_file = tmp_path / "pids"
+    code = f"""
+import os, signal
+from pathlib import Path
+from sitebuild import workers
+workers.usable_cores = lambda: 2
+with workers.worker_pool(2) as pool:
+    pool.submit(os.getpid).result()
+    Path({str(pid_file)!r}).write_text(" ".join(str(pid) for pid in pool._processes))
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+    # No pipes: a surviving worker would hold them open, and the test would hang, not fail.
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=120,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert done.returncode == -9
+    pids = [int(pid) for pid in pid_file.read_text().split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 20
+    while not all(_gone(pid) for pid in pids):
+        if time.monotonic() > deadline:
+            for pid in pids:
+                os.kill(pid, signal.SIGKILL)
+            pytest.fail(f"workers {pids} outlived their parent")
+        time.sleep(0.05)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -19,12 +20,16 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from paths import ROOT
+from paths import GOLDEN_DIR, GOLDEN_REPORT, ROOT
 from test_build_site import project_copy, run
 
+import build_site
+from sitebuild import pipeline
 from sitebuild.errors import BuildError
+from sitebuild.paths import REPORT_NAME
+from sitebuild.publish import write_folder
 from sitebuild.serve import check_port
-from tracefile import SCHEMAS
+from tracefile import SCHEMAS, TraceSet
 
 
 def free_port() -> int:
@@ -149,3 +154,28 @@ def test_warm_up_imports_what_a_rebuild_needs_and_leaves_errors_to_the_build(
     assert before == [] and missing == [], done.stdout
     # Loading the config imports its Markdown extensions; a broken config loads none.
     assert extensions == (config == "mkdocs.yml")
+
+
+@pytest.mark.parametrize("stamp", ["another build's key", None])
+def test_an_in_process_rebuild_never_shows_another_builds_figures(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, golden_traces: TraceSet,
+        stamp: str | None) -> None:
+    # A build that failed in MkDocs stops before storing the figures it drew: the folder may
+    # hold an older build's. The in-process rebuild brings it up to date first.
+    build_dir = tmp_path / "build"
+    (build_dir / "trace").mkdir(parents=True)
+    for schema in SCHEMAS.values():
+        shutil.copy(GOLDEN_DIR / schema.file_name, build_dir / "trace" / schema.file_name)
+    shutil.copy(GOLDEN_REPORT, build_dir / "trace" / REPORT_NAME)
+    folder = build_dir / "generated"
+    args = build_site.parser().parse_args(["serve", "--build-dir", str(build_dir)])
+    key = pipeline.generated_key(ROOT, golden_traces)
+    write_folder(folder, {"old.svg": b"<svg/>", "KEY": (stamp or key).encode()})
+    generated: list[Path] = []
+    monkeypatch.setattr(pipeline, "generate", lambda root, traces, target, cache, k: (
+        generated.append(target) or ("hit", {"new.svg": b"<svg/>"})))
+    inputs = build_site.docs_inputs(args, None)
+    if stamp is None:  # drawn from these traces: used as it is
+        assert generated == [] and inputs.generated == {"old.svg": b"<svg/>"}
+    else:
+        assert generated == [folder] and inputs.generated == {"new.svg": b"<svg/>"}

@@ -22,16 +22,10 @@ from paths import GOLDEN_DIR, GOLDEN_TRACE, ROOT
 from site_support import project_copy
 
 from sitebuild import hook as site_hook
-from sitebuild.hook import (
-    HookError,
-    PageError,
-    SiteContext,
-    fenced,
-    front_matter_lines,
-    render_page,
-    strip_generator,
-)
+from sitebuild.hook import strip_generator
+from sitebuild.page_render import HookError, PageError, fenced, front_matter_lines, render_page
 from sitebuild.paths import CHAPTER_TRACE, SETTINGS_KEY, BuildSettings, trace_url
+from sitebuild.site_context import SiteContext, wrappable
 from tracefile import SCHEMAS, TraceSet, load_trace
 from tracefile.errors import LocatedError
 
@@ -119,6 +113,63 @@ def test_diagrams_are_wrapped_for_scrolling_and_labelled(context: SiteContext) -
     assert "\n\n" not in out  # a blank line would end Markdown's raw HTML block
     table = render(context, "{{ table('stack') }}")
     assert '<table class="traced-table">' in table and "md-typeset__scrollwrap" in table
+
+
+class _Drawing:
+    """A chart being drawn: its SVGs are read only when asked for."""
+
+    def __init__(self, name: str) -> None:
+        self.files = [f"{name}.svg", f"{name}-narrow.svg"]
+        self.read_files: list[str] = []
+
+    def names(self) -> list[str]:
+        return list(self.files)
+
+    def read(self, file_name: str) -> bytes:
+        self.read_files.append(file_name)
+        return f'<svg><title id="t">Drawn {file_name}</title>\n\n<g/></svg>\n'.encode()
+
+
+def test_a_chart_is_a_mark_for_markdown_and_drawn_in_after_it(golden_traces: TraceSet,
+                                                               tmp_path: Path) -> None:
+    name = "gf-sweep-gradient"
+    drawing = _Drawing(name)
+    context = SiteContext(golden_traces, {}, None, tmp_path / "unused", drawing=drawing)
+    out = render_page(f'{{{{ chart("{name}", "A caption.") }}}}', "docs/page.md",
+                      context.page_globals("gradient-flow-v1"), 0)
+    # Markdown never sees a drawing, and a chart still being drawn holds up no page.
+    assert drawing.read_files == [] and "<svg" not in out
+    assert '<figure class="residual-chart" id="gf-sweep-gradient">' in out
+    assert "<figcaption>A caption.</figcaption>" in out
+    page = context.insert_figures(out, "docs/page.md")
+    assert drawing.read_files == drawing.files
+    assert page.count('<div class="diagram-scroll" tabindex="0" role="region" '
+                      'aria-label="Drawn gf-sweep-gradient') == 2
+    assert "figure-slot" not in page and "\n\n" not in page
+
+
+def test_a_chart_mark_markdown_changed_fails_the_page(golden_traces: TraceSet,
+                                                      tmp_path: Path) -> None:
+    context = SiteContext(golden_traces, {}, None, tmp_path / "unused",
+                          drawing=_Drawing("gf-sweep-gradient"))
+    with pytest.raises(PageError, match=r"^docs/page\.md: a chart's place was changed"):
+        context.insert_figures("<p>&lt;!--figure-slot gf-sweep-gradient--&gt;</p>",
+                               "docs/page.md")
+
+
+def test_an_unknown_chart_fails_where_the_page_names_it(golden_traces: TraceSet,
+                                                        tmp_path: Path) -> None:
+    context = SiteContext(golden_traces, {}, None, tmp_path / "unused",
+                          drawing=_Drawing("gf-sweep-gradient"))
+    with pytest.raises(PageError, match=r"docs/page\.md:2: unknown chart 'gf-no-such' "
+                                        r"\(known: .*gf-sweep-gradient"):
+        render_page('text\n{{ chart("gf-no-such") }}', "docs/page.md",
+                    context.page_globals("gradient-flow-v1"), 0)
+
+
+def test_charts_are_drawn_in_before_the_search_plugin_indexes_the_page() -> None:
+    # Material's search plugin reads the page's HTML at priority 0.
+    assert getattr(site_hook.on_page_context, "mkdocs_priority", 0) > 0
 
 
 def test_raw_trace_and_report_are_code_blocks(context: SiteContext) -> None:
@@ -275,7 +326,7 @@ def test_the_page_memo_renders_a_page_again_only_when_an_input_changed(
 
 
 def test_wrappable_code_breaks_only_after_equals_signs_and_dots() -> None:
-    assert str(site_hook.wrappable("STACK-CONFIG.layers")) == (
+    assert str(wrappable("STACK-CONFIG.layers")) == (
         "<code>STACK-CONFIG.<wbr>layers</code>")
-    assert str(site_hook.wrappable("name=<b>&")) == "<code>name=<wbr>&lt;b&gt;&amp;</code>"
-    assert str(site_hook.wrappable("once")) == "<code>once</code>"
+    assert str(wrappable("name=<b>&")) == "<code>name=<wbr>&lt;b&gt;&amp;</code>"
+    assert str(wrappable("once")) == "<code>once</code>"

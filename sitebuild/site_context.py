@@ -1,0 +1,211 @@
+"""What a page's template may use: the traces, the report and the generated files.
+
+Role: the Jinja globals of every page (``SiteContext.page_globals``), which the MkDocs hook
+(``sitebuild.hook``) hands to ``sitebuild.page_render``: ``tv`` (a traced value), ``diagram``,
+``chart`` and ``table`` (the generated files, read from their folder or from a drawing still
+in progress), ``trace`` and ``traces``, ``raw_trace``, ``learner_report``, ``explorer``,
+``number_words``, ``trace_rules`` and ``wrappable``. A chart is a mark in the page until
+``insert_figures`` puts its SVG there, after the Markdown conversion. Failures raise
+``PageError``, which the page renderer locates at the page's line.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from diagrams.format import traced
+from diagrams.svg import NARROW
+from diagrams.words import number_words
+from sitebuild.page_render import PageError, fenced
+from sitebuild.paths import trace_url
+from tracefile import TraceSet
+
+_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.S)
+
+
+@dataclass(frozen=True)
+class SiteContext:
+    """What every page may use: the traces, the report and the generated artefacts."""
+
+    traces: TraceSet
+    trace_paths: dict[str, Path]
+    report: str | None
+    generated: Path
+    unverified: tuple[str, ...] = ()
+    #: The generated files still being drawn (``sitebuild.drawing.Drawing``: ``names()``,
+    #: ``read(name)``), read instead of the folder ``generated``.
+    drawing: Any = None
+
+    def banner(self) -> str:
+        """The warning every page opens with when a trace is not the engine's own run."""
+        if not self.unverified:
+            return ""
+        names = ", ".join(f"`{trace_id}`" for trace_id in self.unverified)
+        return (f'!!! danger "Unverified trace"\n    This site was built from trace files that '
+                f"differ from a fresh run of the engine ({names}). Its numbers are what those "
+                "files say, not what the engine computes.\n\n")
+
+    def page_globals(self, trace_id: str) -> dict[str, Any]:
+        """The Jinja globals of a page whose unqualified paths refer to ``trace_id``."""
+        if trace_id not in self.traces.traces:
+            raise PageError("<page>", None, f"front matter names trace {trace_id!r}; the site "
+                            f"has {', '.join(self.traces.traces)}")
+        page_traces = TraceSet(self.traces.traces, trace_id)
+        trace = page_traces.traces[trace_id]
+        return {
+            "tv": lambda path, fmt="exact": traced(page_traces, path, fmt),
+            "diagram": self.diagram,
+            "chart": self.chart,
+            "table": self.table,
+            "trace": trace,
+            "traces": [(t, trace_url(t.trace_id)) for t in self.traces],
+            "raw_trace": lambda trace_id=trace_id: fenced(
+                self.traces.traces[trace_id].text, "text"),
+            "learner_report": self.learner_report,
+            "explorer": self.explorer,
+            "number_words": number_words,
+            "trace_rules": trace_rules,
+            "wrappable": wrappable,
+        }
+
+    def learner_report(self) -> Markup:
+        """The learner report as a code block, or empty when none was supplied."""
+        return Markup("") if self.report is None else fenced(self.report, "text")
+
+    def file_names(self) -> list[str]:
+        """Every generated file's name."""
+        if self.drawing is not None:
+            return self.drawing.names()
+        if not self.generated.is_dir():
+            return []
+        return sorted(p.name for p in self.generated.iterdir() if p.is_file())
+
+    def read_file(self, file_name: str) -> bytes:
+        """A generated file's bytes (one still being drawn: once it is drawn)."""
+        if self.drawing is not None:
+            return self.drawing.read(file_name)
+        return (self.generated / file_name).read_bytes()
+
+    def _has(self, file_name: str) -> bool:
+        if self.drawing is not None:
+            return file_name in self.drawing.names()
+        return (self.generated / file_name).is_file()
+
+    def _known(self, name: str, suffix: str, what: str) -> None:
+        if not re.fullmatch(r"[a-z][a-z0-9-]*", name) or not self._has(name + suffix):
+            known = [n.removesuffix(suffix) for n in self.file_names() if n.endswith(suffix)]
+            raise PageError("<page>", None, f"unknown {what} {name!r} (known: {', '.join(known)})")
+
+    def _generated(self, name: str, suffix: str, what: str) -> str:
+        self._known(name, suffix, what)
+        return self.read_file(name + suffix).decode("utf-8")
+
+    def diagram(self, name: str) -> Markup:
+        """The inline SVG of diagram ``name`` in a labelled wrapper; where the diagram has a
+        phone-width variant (``NAME-narrow``: a diagram, or a table), both, and the page's CSS
+        shows the one that fits the screen."""
+        wide = _region(*self._svg(name, "diagram"))
+        narrow = f"{name}{NARROW}"
+        if self._has(f"{narrow}.svg"):
+            other = _region(*self._svg(narrow, "diagram"))
+        elif self._has(f"{narrow}.html"):
+            other = self.table(f"{name}{NARROW}")
+        else:
+            return wide
+        return Markup('<div class="figure-wide">\n{}\n</div>\n<div class="figure-narrow">\n{}\n'
+                      "</div>").format(wide, other)
+
+    def _svg(self, name: str, what: str) -> tuple[str, str]:
+        """A generated SVG without its blank lines, and its title (its name if it has none)."""
+        svg = "\n".join(line for line in self._generated(name, ".svg", what).splitlines()
+                        if line.strip())
+        found = _TITLE.search(svg)
+        return svg, html.unescape(found.group(1)) if found else name
+
+    def chart(self, name: str, caption: str = "") -> Markup:
+        """A chart: its drawings (wide and phone-width), a caption, and its plotted values as
+        a folded table of traced spans. The drawings are marks here, replaced by the SVGs
+        after the Markdown conversion (``insert_figures``): charts may still be being drawn
+        while MkDocs converts the pages, and Markdown has no business inside an SVG."""
+        from diagrams.charts import chart_title, values_table
+
+        self._known(name, ".svg", "chart")
+        self._known(f"{name}{NARROW}", ".svg", "chart")
+        return Markup(
+            '<figure class="residual-chart" id="{name}">\n'
+            '<div class="figure-wide">{wide}</div>\n<div class="figure-narrow">{narrow}</div>\n'
+            "<figcaption>{caption}</figcaption>\n"
+            '<details class="chart-values"><summary>The plotted values</summary>\n'
+            '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">{table}'
+            "</div></div>\n</details>\n</figure>"
+        ).format(name=name, wide=_figure_mark(name), narrow=_figure_mark(f"{name}{NARROW}"),
+                 caption=caption or chart_title(name), table=values_table(name, self.traces))
+
+    def insert_figures(self, content: str, page: str) -> str:
+        """The HTML of ``page`` with each chart's mark replaced by its SVG, in a labelled
+        region (waiting for a chart still being drawn). A mark Markdown did not pass through
+        as it was would leave a chart missing without a trace: that is an error."""
+        content = _FIGURE_MARK.sub(lambda m: _region(*self._svg(m.group(1), "chart")), content)
+        if _MARK_WORD in content:
+            raise PageError(page, None, "a chart's place was changed by the Markdown conversion "
+                            f"(a mark {_MARK_WORD.strip()!r} is left); put the chart in a "
+                            "block of its own")
+        return content
+
+    def explorer(self) -> Markup:
+        """The gradients lab's explorer (``diagrams.explorer``), rendered from its trace."""
+        from diagrams.explorer import TRACE, render_explorer
+
+        if TRACE not in self.traces.traces:
+            raise PageError("<page>", None, f"the explorer needs trace {TRACE}")
+        return render_explorer(self.traces.traces[TRACE])
+
+    def table(self, name: str) -> Markup:
+        """The rendered HTML table ``name``, wrapped like Material wraps tables."""
+        body = self._generated(name, ".html", "table").strip()
+        return Markup(
+            '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">\n{}\n'
+            "</div></div>"
+        ).format(Markup(body))
+
+
+def wrappable(text: str) -> Markup:
+    """``text`` as inline code that may wrap after an equals sign or a dot (a ``<wbr>``
+    there) as well as after a hyphen: a name in a table column a phone makes narrow."""
+    return Markup("<code>{}</code>").format(Markup("<wbr>").join(re.split(r"(?<=[=.])", text)))
+
+
+def trace_rules() -> list[str]:
+    """The reader's rules (``tracefile.rules``), their limits spelled out in words."""
+    from tracefile.rules import LIMITS, RULES
+
+    texts = []
+    for rule in RULES:
+        text = rule.text
+        for name, value in LIMITS.items():
+            text = text.replace(name, number_words(value))
+        texts.append(text)
+    return texts
+
+
+_MARK_WORD = "!--figure-slot "
+_FIGURE_MARK = re.compile(rf"<{_MARK_WORD}([a-z][a-z0-9-]*)-->")
+
+
+def _figure_mark(name: str) -> Markup:
+    """Where ``insert_figures`` puts the drawing ``name``: an HTML comment, which Markdown
+    passes through untouched."""
+    return Markup(f"<{_MARK_WORD}{name}-->")
+
+
+def _region(svg: str, label: str) -> Markup:
+    """An inline SVG in a focusable, labelled region that scrolls sideways if it must."""
+    return Markup(
+        '<div class="diagram-scroll" tabindex="0" role="region" aria-label="{}">\n{}\n</div>'
+    ).format(label, Markup(svg))
