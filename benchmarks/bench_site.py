@@ -114,10 +114,16 @@ root, docs = Path.cwd(), Path(sys.argv[1])
 config = load_config(str(root / "mkdocs.yml"))
 config = config.plugins.on_config(config)
 files = config.plugins.on_files(get_files(config), config=config)
+# A hook that puts charts in after the Markdown conversion leaves marks: the floor's pages
+# hold the charts' SVGs themselves, as a plain MkDocs site of these pages would.
+hook = sys.modules.get("sitebuild/hook.py")
+context = hook._state.get("context") if hook is not None else None
 for file in files.documentation_pages():
     page = Page(None, file, config)
     page.read_source(config)
     text = config.plugins.on_page_markdown(page.markdown, page=page, config=config, files=files)
+    if hasattr(context, "insert_figures"):
+        text = context.insert_figures(text, file.src_uri)
     (docs / file.src_uri).write_text(text, encoding="utf-8")
 """
 

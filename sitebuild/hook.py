@@ -85,7 +85,6 @@ def default_settings(root: Path) -> BuildSettings:
         generated=root / DEFAULT_GENERATED, generated_ready=False)
 
 
-#: What a chart's mark holds: no drawing's text or id has a space after a comment opener.
 def load_context(root: Path, settings: BuildSettings) -> SiteContext:
     """Parse the traces (unless the caller already did) and read the report the settings
     name."""

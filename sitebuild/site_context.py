@@ -194,6 +194,7 @@ def trace_rules() -> list[str]:
     return texts
 
 
+#: What a chart's mark holds: no drawing's text or id has a space after a comment opener.
 _MARK_WORD = "!--figure-slot "
 _FIGURE_MARK = re.compile(rf"<{_MARK_WORD}([a-z][a-z0-9-]*)-->")
 
