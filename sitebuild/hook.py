@@ -21,10 +21,12 @@ Contract (MkDocs events):
   page memo (``BuildSettings.page_memo``: serve's, ``sitebuild.warm``), a page whose
   Markdown, trace and inputs (``context_digest``) are unchanged since the memo's last build
   is not rendered again.
-- ``on_page_context`` (before the search plugin reads the page): puts each chart's SVG where
-  ``chart`` left its mark. Charts skip the Markdown conversion: the build may still be drawing
-  them while MkDocs converts the pages (``BuildSettings.drawing``, ``sitebuild.drawing``), and
-  the hook waits for a chart only here.
+- ``on_page_context`` (before the search plugin reads the page): puts each chart's SVG and
+  values table and the explorer where the page's template left their marks. They skip the
+  Markdown conversion (a megabyte of markup on the gradients lab, half its build time): the
+  build may still be drawing the charts while MkDocs converts the pages
+  (``BuildSettings.drawing``, ``sitebuild.drawing``), and the hook waits for a chart only
+  here.
 - ``on_post_page``/``on_post_template``: strip ``<meta name="generator">`` so no tool
   version string reaches the site.
 Errors are ``HookError`` (a ``LocatedError`` that MkDocs' own CLI also reports on one line).
@@ -232,7 +234,8 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
 @_reported
 def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig,
                     nav: Any) -> dict[str, Any]:
-    """Put each chart's SVG where the page marked it, now that the Markdown is converted."""
+    """Put the charts and the explorer where the page marked them, now that the Markdown is
+    converted."""
     site: SiteContext = _state["context"]
     if page.content is not None:
         page.content = site.insert_figures(page.content, _page_name(page))

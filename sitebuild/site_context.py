@@ -4,8 +4,9 @@ Role: the Jinja globals of every page (``SiteContext.page_globals``), which the 
 (``sitebuild.hook``) hands to ``sitebuild.page_render``: ``tv`` (a traced value), ``diagram``,
 ``chart`` and ``table`` (the generated files, read from their folder or from a drawing still
 in progress), ``trace`` and ``traces``, ``raw_trace``, ``learner_report``, ``explorer``,
-``number_words``, ``trace_rules`` and ``wrappable``. A chart is a mark in the page until
-``insert_figures`` puts its SVG there, after the Markdown conversion. Failures raise
+``number_words``, ``trace_rules`` and ``wrappable``. The charts' drawings and values tables
+and the explorer are marks in the page until ``insert_figures`` puts them there, after the
+Markdown conversion. Failures raise
 ``PageError``, which the page renderer locates at the page's line.
 """
 
@@ -130,10 +131,11 @@ class SiteContext:
 
     def chart(self, name: str, caption: str = "") -> Markup:
         """A chart: its drawings (wide and phone-width), a caption, and its plotted values as
-        a folded table of traced spans. The drawings are marks here, replaced by the SVGs
+        a folded table of traced spans. The drawings and the table are marks here, replaced
         after the Markdown conversion (``insert_figures``): charts may still be being drawn
-        while MkDocs converts the pages, and Markdown has no business inside an SVG."""
-        from diagrams.charts import chart_title, values_table
+        while MkDocs converts the pages, and Markdown has no business inside an SVG or a
+        table of hundreds of traced values."""
+        from diagrams.charts import chart_title
 
         self._known(name, ".svg", "chart")
         self._known(f"{name}{NARROW}", ".svg", "chart")
@@ -144,27 +146,40 @@ class SiteContext:
             '<details class="chart-values"><summary>The plotted values</summary>\n'
             '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">{table}'
             "</div></div>\n</details>\n</figure>"
-        ).format(name=name, wide=_figure_mark(name), narrow=_figure_mark(f"{name}{NARROW}"),
-                 caption=caption or chart_title(name), table=values_table(name, self.traces))
+        ).format(name=name, wide=_mark("svg", name), narrow=_mark("svg", f"{name}{NARROW}"),
+                 caption=caption or chart_title(name), table=_mark("values", name))
 
     def insert_figures(self, content: str, page: str) -> str:
-        """The HTML of ``page`` with each chart's mark replaced by its SVG, in a labelled
-        region (waiting for a chart still being drawn). A mark Markdown did not pass through
-        as it was would leave a chart missing without a trace: that is an error."""
-        content = _FIGURE_MARK.sub(lambda m: _region(*self._svg(m.group(1), "chart")), content)
+        """The HTML of ``page`` with each mark replaced by what it stands for: a chart's SVG
+        in a labelled region (waiting for a chart still being drawn), a chart's values
+        table, the explorer. A mark Markdown did not pass through as it was would leave a
+        figure missing without a trace: that is an error."""
+        content = _MARK.sub(lambda m: self._inserted(*m.groups()), content)
         if _MARK_WORD in content:
-            raise PageError(page, None, "a chart's place was changed by the Markdown conversion "
-                            f"(a mark {_MARK_WORD.strip()!r} is left); put the chart in a "
-                            "block of its own")
+            raise PageError(page, None, "a figure's place was changed by the Markdown "
+                            f"conversion (a mark {_MARK_WORD.strip()!r} is left); put the "
+                            "figure in a block of its own")
         return content
 
+    def _inserted(self, kind: str, name: str) -> str:
+        if kind == "svg":
+            return _region(*self._svg(name, "chart"))
+        if kind == "values":
+            from diagrams.charts import values_table
+
+            return values_table(name, self.traces)
+        from diagrams.explorer import render_explorer
+
+        return render_explorer(self.traces.traces[name])
+
     def explorer(self) -> Markup:
-        """The gradients lab's explorer (``diagrams.explorer``), rendered from its trace."""
-        from diagrams.explorer import TRACE, render_explorer
+        """The gradients lab's explorer (``diagrams.explorer``), rendered from its trace
+        after the Markdown conversion (a megabyte of markup Markdown need not read)."""
+        from diagrams.explorer import TRACE
 
         if TRACE not in self.traces.traces:
             raise PageError("<page>", None, f"the explorer needs trace {TRACE}")
-        return render_explorer(self.traces.traces[TRACE])
+        return _mark("explorer", TRACE)
 
     def table(self, name: str) -> Markup:
         """The rendered HTML table ``name``, wrapped like Material wraps tables."""
@@ -194,15 +209,15 @@ def trace_rules() -> list[str]:
     return texts
 
 
-#: What a chart's mark holds: no drawing's text or id has a space after a comment opener.
+#: What a mark holds first: no drawing's text or id has a space after a comment opener.
 _MARK_WORD = "!--figure-slot "
-_FIGURE_MARK = re.compile(rf"<{_MARK_WORD}([a-z][a-z0-9-]*)-->")
+_MARK = re.compile(rf"<{_MARK_WORD}(svg|values|explorer) ([a-z][a-z0-9-]*)-->")
 
 
-def _figure_mark(name: str) -> Markup:
-    """Where ``insert_figures`` puts the drawing ``name``: an HTML comment, which Markdown
-    passes through untouched."""
-    return Markup(f"<{_MARK_WORD}{name}-->")
+def _mark(kind: str, name: str) -> Markup:
+    """Where ``insert_figures`` puts a figure (``kind`` ``svg``, ``values`` or ``explorer``)
+    named ``name``: an HTML comment, which Markdown passes through untouched."""
+    return Markup(f"<{_MARK_WORD}{kind} {name}-->")
 
 
 def _region(svg: str, label: str) -> Markup:

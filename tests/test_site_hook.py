@@ -21,6 +21,9 @@ from mkdocs.structure.files import Files
 from paths import GOLDEN_DIR, GOLDEN_TRACE, ROOT
 from site_support import project_copy
 
+from diagrams.charts import values_table
+from diagrams.explorer import TRACE as EXPLORER
+from diagrams.explorer import render_explorer
 from sitebuild import hook as site_hook
 from sitebuild.hook import strip_generator
 from sitebuild.page_render import HookError, PageError, fenced, front_matter_lines, render_page
@@ -137,23 +140,34 @@ def test_a_chart_is_a_mark_for_markdown_and_drawn_in_after_it(golden_traces: Tra
     context = SiteContext(golden_traces, {}, None, tmp_path / "unused", drawing=drawing)
     out = render_page(f'{{{{ chart("{name}", "A caption.") }}}}', "docs/page.md",
                       context.page_globals("gradient-flow-v1"), 0)
-    # Markdown never sees a drawing, and a chart still being drawn holds up no page.
-    assert drawing.read_files == [] and "<svg" not in out
+    # Markdown never sees a drawing or the values, and a chart still being drawn holds up
+    # no page.
+    assert drawing.read_files == [] and "<svg" not in out and "<table" not in out
     assert '<figure class="residual-chart" id="gf-sweep-gradient">' in out
     assert "<figcaption>A caption.</figcaption>" in out
     page = context.insert_figures(out, "docs/page.md")
     assert drawing.read_files == drawing.files
     assert page.count('<div class="diagram-scroll" tabindex="0" role="region" '
                       'aria-label="Drawn gf-sweep-gradient') == 2
+    assert str(values_table(name, golden_traces)) in page
     assert "figure-slot" not in page and "\n\n" not in page
 
 
-def test_a_chart_mark_markdown_changed_fails_the_page(golden_traces: TraceSet,
-                                                      tmp_path: Path) -> None:
+def test_the_explorer_is_a_mark_for_markdown_and_rendered_in_after_it(
+        golden_traces: TraceSet, tmp_path: Path) -> None:
+    context = SiteContext(golden_traces, {}, None, tmp_path / "unused")
+    out = render_page("{{ explorer() }}", "docs/page.md", context.page_globals(EXPLORER), 0)
+    assert "data-gf-explorer" not in out and len(out) < 100
+    page = context.insert_figures(out, "docs/page.md")
+    assert page == str(render_explorer(golden_traces.traces[EXPLORER]))
+
+
+def test_a_mark_markdown_changed_fails_the_page(golden_traces: TraceSet,
+                                                tmp_path: Path) -> None:
     context = SiteContext(golden_traces, {}, None, tmp_path / "unused",
                           drawing=_Drawing("gf-sweep-gradient"))
-    with pytest.raises(PageError, match=r"^docs/page\.md: a chart's place was changed"):
-        context.insert_figures("<p>&lt;!--figure-slot gf-sweep-gradient--&gt;</p>",
+    with pytest.raises(PageError, match=r"^docs/page\.md: a figure's place was changed"):
+        context.insert_figures("<p>&lt;!--figure-slot svg gf-sweep-gradient--&gt;</p>",
                                "docs/page.md")
 
 
