@@ -339,6 +339,35 @@ def test_the_page_memo_renders_a_page_again_only_when_an_input_changed(
     assert len(calls) == 4
 
 
+def test_the_page_memo_puts_figures_in_again_only_when_an_input_changed(
+        context: SiteContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = SiteContext.insert_figures
+    monkeypatch.setattr(SiteContext, "insert_figures",
+                        lambda self, content, page: calls.append(page) or real(self, content,
+                                                                                page))
+    memo: dict[str, object] = {}
+
+    def build(content: str) -> str:
+        settings = dataclasses.replace(settings_for(context), page_memo=memo)
+        config = site_hook.on_config(fake_config([], settings))
+        page = SimpleNamespace(file=SimpleNamespace(abs_src_path=None, src_uri="page.md"),
+                               meta={}, content=content)
+        site_hook.on_page_context({}, page=page, config=config, nav=None)
+        return page.content
+
+    first = build("<p>A chart:</p>\n<!--figure-slot svg forward-->")
+    assert 'aria-label="Forward &amp; merge"' in first and "figure-slot" not in first
+    assert build("<p>A chart:</p>\n<!--figure-slot svg forward-->") == first
+    assert calls == ["docs/page.md"]
+    assert build("<p>Edited:</p>\n<!--figure-slot svg forward-->") != first
+    assert len(calls) == 2
+    # A generated file changed: the figures go in again.
+    (context.generated / "forward.svg").write_text('<svg><title id="t">Redrawn</title></svg>\n')
+    assert 'aria-label="Redrawn"' in build("<p>Edited:</p>\n<!--figure-slot svg forward-->")
+    assert len(calls) == 3
+
+
 def test_wrappable_code_breaks_only_after_equals_signs_and_dots() -> None:
     assert str(wrappable("STACK-CONFIG.layers")) == (
         "<code>STACK-CONFIG.<wbr>layers</code>")
