@@ -218,7 +218,7 @@ def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> in
         with progress.phase("generate") as notes:
             generation = drawing.enter_context(pipeline.generating(
                 ROOT, traces, build / "generated", cache, generated_key))
-            if generation.drawing is not None:
+            if generation.drawing is not None and generation.drawing.charts:
                 notes.append(f"{generation.drawing.charts} chart(s) drawing beside MkDocs,")
             notes += [shown(build / "generated"), f"(cache {generation.status})"]
         settings = BuildSettings(traces=dict(inputs.traces),
@@ -279,7 +279,7 @@ def _finish_charts(progress: Progress, generation: pipeline.Generation,
                    target: Path) -> dict[str, bytes]:
     """The generated files, once the charts drawn beside MkDocs are all done (a phase of its
     own only when some were being drawn), stored in the cache and ``target``."""
-    if generation.drawing is None:
+    if generation.drawing is None or not generation.drawing.charts:  # nothing drawn beside
         return generation.finish()
     with progress.phase("charts") as notes:
         drawn, unfinished = generation.drawing.charts, generation.drawing.unfinished()

@@ -7,9 +7,11 @@ depends on has changed.
 Contract:
 - A key is the sha256 of labelled input parts (``input_key``); callers put into it
   *everything* the output depends on (trace text, sources, tool versions).
-- ``Cache(root).fetch_or_build(kind, key, build)`` returns ``(files, status)`` where
-  ``files`` maps a relative file name to its bytes and ``status`` is ``"hit"``,
-  ``"miss"`` or ``"rebuilt (...)"`` when a corrupted entry was found and replaced.
+- ``Cache(root).lookup(kind, key)`` returns ``(files, status)``: ``files`` maps a relative
+  file name to its bytes (``None`` unless ``status`` is ``"hit"``), ``status`` is ``"hit"``,
+  ``"miss"`` or ``"rebuilt (...)"`` when a corrupted entry was found and deleted;
+  ``store(kind, key, files)`` writes an entry. ``fetch_or_build(kind, key, build)`` is both
+  in one call.
 - An entry is the folder ``<root>/<kind>-<key>/`` holding the files plus
   ``MANIFEST.json`` (file name → sha256). An entry is corrupt when the manifest is
   unreadable, a listed file is missing or differs from its hash, or an unlisted file

@@ -4,7 +4,8 @@ Contract: ``start(traces)`` yields a ``Drawing``: the diagrams and tables drawn 
 charts (the bulk of the time) still being drawn by forked worker processes when that pays
 (``sitebuild.workers``); ``read(name)`` waits for the one file asked for, ``files()`` for all.
 So a build can run MkDocs while the charts are drawn, the hook waiting for a chart only when
-a page's figure is put in place. ``render_generated(traces)`` is every file at once. Either way
+a page's figure is put in place. ``render_generated(traces)`` (every file at once) is
+``start(traces)`` finished at once. Either way
 the files are a pure function of the traces (and the drawing code), the same bytes whether
 drawn by workers or in turn: the build caches them under a key of exactly those
 (``pipeline.generated_key``). Graphviz diagrams run ``dot`` per diagram in threads.

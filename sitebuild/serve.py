@@ -144,8 +144,9 @@ def serve(root: Path, out: Path, build_args: list[str], host: str, port: int,
             raise SystemExit("[serve] rebuild failed; still serving the previous site")
 
     if docs_rebuild is not None:
-        # The first edit then skips the imports. (Rebuilds in this process start no worker:
-        # their gates find the unchanged pages in serve's memo, sitebuild.warm.)
+        # The first edit then skips the imports. (Rebuilds in this process start no worker,
+        # unless they must draw the figures a failed build did not store: their gates find
+        # the unchanged pages in serve's memo, sitebuild.warm.)
         from sitebuild.mkdocs_run import warm_up
 
         warm_up(root)

@@ -14,7 +14,8 @@ How workers start depends on this process:
   a lock it holds, so workers come from a forkserver, a clean process started on first use
   and kept for the life of this one, which imports ``PRELOAD`` first; the pool's arguments
   are pickled to it. (``build_site.py serve`` starts no workers after its first build: its
-  in-process rebuilds reuse the figures and find unchanged pages in its memo.)
+  in-process rebuilds reuse the figures and find unchanged pages in its memo; the exception
+  is a rebuild after a build that failed before storing its figures, which draws them.)
 
 A worker dies with the process that started it, even one killed outright (SIGKILL): on Linux
 the kernel is asked to kill it then (``PR_SET_PDEATHSIG``). Otherwise it would wait for work

@@ -1,6 +1,7 @@
 """Tests of sitebuild/drawing.py and sitebuild/workers.py: every generated file, the same bytes
-whether the charts are drawn by forked workers (a build), by a forkserver's (serve, where other
-threads run) or in turn (one core), and a chart's error arriving whole from a worker.
+whether the charts are drawn by forked workers (a build), by a forkserver's (where other threads
+run, as in a plain ``mkdocs serve``) or in turn (one core), and a chart's error arriving whole
+from a worker.
 
 The forked case runs in a fresh interpreter: the test process may have threads of its own
 (the browser tests' server), beside which ``worker_pool`` rightly refuses to fork.
