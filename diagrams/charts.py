@@ -104,8 +104,11 @@ def plot_of(name: str, traces: Trace | TraceSet) -> Plot:
         low, high = _band(trace, line)
         series.append(Series(line.label, tuple(xs), tuple(v for _, v in ys), low, high,
                              line.style))
-    return Plot(name, chart.title, chart.desc, chart.xlabel, chart.ylabel, tuple(series),
-                xscale=chart.xscale, yscale=chart.yscale, size=chart.size)
+    try:
+        return Plot(name, chart.title, chart.desc, chart.xlabel, chart.ylabel, tuple(series),
+                    xscale=chart.xscale, yscale=chart.yscale, size=chart.size)
+    except RenderError as err:  # a declaration no plot can draw: name where it is declared
+        raise RenderError(DECLARED_IN[name], None, f"chart {name!r}: {err.message}") from None
 
 
 def _x_values(trace: Trace, line: Line, count: int) -> list[float]:
@@ -127,16 +130,10 @@ def _band(trace: Trace, line: Line) -> tuple[tuple[float, ...] | None, tuple[flo
 
 def render_chart(name: str, traces: Trace | TraceSet) -> str:
     """The chart's inline SVG (``NAME-narrow``: its phone-width rendering). A declaration
-    the plot refuses is an error naming the file that declares the chart."""
+    no plot can draw is an error naming the file that declares the chart (``plot_of``)."""
     narrow = name.endswith(NARROW) and name.removesuffix(NARROW) in CHARTS
-    chart = name.removesuffix(NARROW) if narrow else name
-    plot = plot_of(chart, traces)
-    try:
-        return render_plot(replace(plot, plot_id=name, narrow=True) if narrow else plot)
-    except RenderError as err:
-        if not err.path.startswith("<plot "):
-            raise
-        raise RenderError(DECLARED_IN[chart], None, f"chart {chart!r}: {err.message}") from None
+    plot = plot_of(name.removesuffix(NARROW) if narrow else name, traces)
+    return render_plot(replace(plot, plot_id=name, narrow=True) if narrow else plot)
 
 
 def chart_names(traces: Trace | TraceSet | None = None) -> Sequence[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from golden_support import assert_drawing_matches_golden
@@ -64,11 +65,30 @@ def test_the_svg_is_accessible_and_theme_neutral() -> None:
     assert ids and all(i.startswith("demo-") for i in ids)
 
 
-@pytest.mark.parametrize(("plot", "problem"), [
-    (Plot("bad id", "t", "d", "x", "y", ()), "plot id"),
-    (Plot("p", "t", "d", "x", "y", (), xscale="cubic"), "scales"),
-    (Plot("p", "t", "d", "x", "y", (Series("s", (1.0,), (1.0, 2.0)),)), "one length"),
+@pytest.mark.parametrize(("args", "options", "problem"), [
+    (("bad id", "t", "d", "x", "y", ()), {}, "plot id"),
+    (("p", "t", "d", "x", "y", ()), {"xscale": "cubic"}, "scales"),
+    (("p", "t", "d", "x", "y", (Series("s", (1.0,), (1.0, 2.0)),)), {}, "one length"),
+    (("p", "t", "d", "x", "y", ()), {"size": (0.0, 3.0)}, "size"),
 ])
-def test_bad_plots_are_render_errors(plot: Plot, problem: str) -> None:
+def test_a_plot_no_drawing_could_show_is_refused_when_made(
+        args: tuple[Any, ...], options: dict[str, Any], problem: str) -> None:
     with pytest.raises(RenderError, match=problem):
-        render_plot(plot)
+        Plot(*args, **options)
+    with pytest.raises(RenderError, match=problem):  # nor can a copy be made one
+        replace(PLOT, **dict(zip(("plot_id", "title", "desc", "xlabel", "ylabel", "series"),
+                                 args, strict=True)), **options)
+
+
+def test_a_plot_is_drawn_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Laid out and measured without drawing, then drawn into the SVG: savefig's own "tight"
+    measuring drew every chart a second time (an eighth of the build's chart time)."""
+    from diagrams.plots import load_matplotlib
+
+    figure_class = load_matplotlib()[1].Figure
+    draws: list[object] = []
+    original = figure_class.draw
+    monkeypatch.setattr(figure_class, "draw",
+                        lambda self, renderer: draws.append(renderer) or original(self, renderer))
+    render_plot(PLOT)
+    assert len(draws) == 1, f"the figure was drawn {len(draws)} times"
