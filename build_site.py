@@ -26,7 +26,7 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -225,7 +225,8 @@ def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> in
                                  report=inputs.report if report else None,
                                  generated=build / "generated", unverified=inputs.unverified,
                                  parsed=traces, drawing=generation.drawing)
-        _site_phases(args, progress, out, traces, settings, generation)
+        _site_phases(args, progress, out, traces, settings,
+                     lambda: _finish_charts(progress, generation, build / "generated"))
     freshness.record(build, out, key)
     progress.total(f"published {shown(out)}")
     return 0
@@ -242,13 +243,12 @@ def _read_report(path: Path | None) -> bytes | None:
 
 
 def _site_phases(args: argparse.Namespace, progress: Progress, out: Path, traces: TraceSet,
-                 settings: BuildSettings,
-                 generated: dict[str, bytes] | pipeline.Generation | None = None,
+                 settings: BuildSettings, figures: Callable[[], dict[str, bytes]],
                  warm: Warm | None = None) -> None:
-    """MkDocs into a temporary folder, the gates on it, then the atomic publish. ``generated``:
-    the figures, or their ``Generation`` when charts may still be being drawn (the charts
-    phase then waits for them and stores them). ``warm``: the serving process's memos
-    (``sitebuild.warm``), which only an in-process rebuild has."""
+    """MkDocs into a temporary folder, the gates on it, then the atomic publish. ``figures``
+    gives the generated files once MkDocs is done (waiting for charts still being drawn, in
+    a phase of its own); the figure check compares the pages with them. ``warm``: the
+    serving process's memos (``sitebuild.warm``), which only an in-process rebuild has."""
     tmp = publish.temp_site_dir(out, args.build_dir)
     try:
         with progress.phase("mkdocs") as notes:
@@ -256,8 +256,7 @@ def _site_phases(args: argparse.Namespace, progress: Progress, out: Path, traces
             notes.append(f"--strict into {shown(tmp)}")
             if warm is not None:
                 notes.append(f"({warm.hits} of {warm.hits + warm.misses} page renders reused)")
-        if isinstance(generated, pipeline.Generation):
-            generated = _finish_charts(progress, generated, args.build_dir / "generated")
+        generated = figures()
         with progress.phase("gates") as notes:
             # Name pages as they will be published, not by the temporary folder.
             memo = warm.gates if warm is not None else None
@@ -320,7 +319,7 @@ class DocsInputs:
     report: bytes | None
     settings: BuildSettings
     generated_key: str
-    generated: dict[str, bytes] | None
+    generated: dict[str, bytes]
 
 
 def docs_inputs(args: argparse.Namespace, warm: Warm | None) -> DocsInputs:
@@ -361,8 +360,8 @@ def docs_rebuild(args: argparse.Namespace, warm: Warm | None = None) -> bool:
             if warm is not None:
                 warm.hits = warm.misses = 0
             last = docs_inputs(args, warm)
-            _site_phases(args, progress, args.out, last.traces, last.settings, last.generated,
-                         warm)
+            _site_phases(args, progress, args.out, last.traces, last.settings,
+                         lambda: last.generated, warm)
             key = freshness.site_key(ROOT, last.traces, last.report, last.generated_key,
                                      args.site_url, last.settings.unverified)
             freshness.record(args.build_dir, args.out, key)

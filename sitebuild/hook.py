@@ -47,6 +47,7 @@ from mkdocs.structure.pages import Page
 
 from sitebuild.citations import load_references, render_citation
 from sitebuild.lockfile import LOCK, pinned, render_pin
+from sitebuild.memo import remembered
 from sitebuild.page_render import HookError, front_matter_lines, render_page
 from sitebuild.paths import (
     CHAPTER_TRACE,
@@ -58,7 +59,7 @@ from sitebuild.paths import (
     trace_file,
     trace_url,
 )
-from sitebuild.site_context import SiteContext
+from sitebuild.site_context import Folder, SiteContext
 from tracefile import SCHEMAS, TraceSet, load_trace
 from tracefile.errors import LocatedError
 
@@ -115,8 +116,9 @@ def load_context(root: Path, settings: BuildSettings) -> SiteContext:
 
         with exclusive(root / "build"):
             generate(root, trace_set, settings.generated, Cache(root / "build" / "cache"))
-    return SiteContext(trace_set, dict(settings.traces), report, settings.generated,
-                       tuple(getattr(settings, "unverified", ())), drawing)
+    return SiteContext(trace_set, dict(settings.traces), report,
+                       drawing if drawing is not None else Folder(settings.generated),
+                       tuple(getattr(settings, "unverified", ())))
 
 
 def context_digest(root: Path, context: SiteContext, references: Any) -> str:
@@ -130,7 +132,7 @@ def context_digest(root: Path, context: SiteContext, references: Any) -> str:
         *((f"trace {tid}", t.text) for tid, t in sorted(context.traces.traces.items()))]
     lock = root / LOCK
     parts.append(("lock", lock.read_bytes() if lock.is_file() else b""))
-    parts += [(f"file {name}", context.read_file(name)) for name in context.file_names()]
+    parts += [(f"file {name}", context.files.read(name)) for name in context.files.names()]
     return input_key(parts)
 
 
@@ -218,10 +220,8 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
                     "pinned": lambda name: render_pin(name, pinned(root, name)),
                     "cite": lambda key: render_citation(references, key)}
     key = (markdown, offset, page.meta.get("trace", CHAPTER_TRACE), _state.get("inputs"))
-    rendered = _remembered(name, "render", key)
-    if rendered is None:
-        rendered = render_page(markdown, name, page_globals, offset)
-        _remember(name, "render", key, rendered)
+    rendered = remembered(_state["page_memo"], (name, "render"), key,
+                          lambda: render_page(markdown, name, page_globals, offset))
     # The banner goes after any front matter MkDocs already removed: line numbers in errors
     # still count from the page's own first line.
     return context.banner() + rendered
@@ -240,25 +240,10 @@ def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig,
         return context
     name = _page_name(page)
     key = (page.content, _state.get("inputs"))
-    content = _remembered(name, "figures", key)
-    if content is None:
-        content = site.insert_figures(page.content, name)
-        _remember(name, "figures", key, content)
-    page.content = content
+    content = page.content
+    page.content = remembered(_state["page_memo"], (name, "figures"), key,
+                              lambda: site.insert_figures(content, name))
     return context
-
-
-def _remembered(page: str, step: str, key: object) -> str | None:
-    """What ``step`` made of ``page`` in the memo's last build, if made from ``key``."""
-    memo: dict[str, dict[str, tuple[object, str]]] | None = _state["page_memo"]
-    entry = memo.get(page, {}).get(step) if memo is not None else None
-    return entry[1] if entry is not None and entry[0] == key else None
-
-
-def _remember(page: str, step: str, key: object, made: str) -> None:
-    memo: dict[str, dict[str, tuple[object, str]]] | None = _state["page_memo"]
-    if memo is not None:
-        memo.setdefault(page, {})[step] = (key, made)
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:

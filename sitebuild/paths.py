@@ -61,7 +61,7 @@ class BuildSettings:
     parsed: TraceSet | None = None
     #: A long-lived process's memo of rendered pages (``sitebuild.warm``), which the hook
     #: keeps each page's rendering in under everything the rendering read.
-    page_memo: dict[str, Any] | None = None
+    page_memo: dict[Any, Any] | None = None
     #: The generated files while they are still being drawn (``sitebuild.drawing.Drawing``):
     #: the hook reads them from here, waiting for a chart a page needs; ``None``: from
     #: ``generated``.

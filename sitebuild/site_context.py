@@ -2,7 +2,7 @@
 
 Role: the Jinja globals of every page (``SiteContext.page_globals``), which the MkDocs hook
 (``sitebuild.hook``) hands to ``sitebuild.page_render``: ``tv`` (a traced value), ``diagram``,
-``chart`` and ``table`` (the generated files, read from their folder or from a drawing still
+``chart`` and ``table`` (the generated files: a ``Folder`` of stored ones, or a drawing still
 in progress), ``trace`` and ``traces``, ``raw_trace``, ``learner_report``, ``explorer``,
 ``number_words``, ``trace_rules`` and ``wrappable``. The charts' drawings and values tables
 and the explorer are marks in the page until ``insert_figures`` puts them there, after the
@@ -16,7 +16,7 @@ import html
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from markupsafe import Markup
 
@@ -30,6 +30,36 @@ from tracefile import TraceSet
 _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.S)
 
 
+class GeneratedFiles(Protocol):
+    """The generated files a page may show: a ``Folder`` of stored ones, or a drawing still
+    in progress (``sitebuild.drawing.Drawing``, whose ``read`` waits for the file)."""
+
+    def names(self) -> list[str]:
+        """Every file's name."""
+        ...
+
+    def read(self, name: str) -> bytes:
+        """One file's bytes."""
+        ...
+
+
+@dataclass(frozen=True)
+class Folder:
+    """Generated files stored in a folder (``build/generated``); none if it is missing."""
+
+    path: Path
+
+    def names(self) -> list[str]:
+        """Every file's name."""
+        if not self.path.is_dir():
+            return []
+        return sorted(p.name for p in self.path.iterdir() if p.is_file())
+
+    def read(self, name: str) -> bytes:
+        """One file's bytes."""
+        return (self.path / name).read_bytes()
+
+
 @dataclass(frozen=True)
 class SiteContext:
     """What every page may use: the traces, the report and the generated artefacts."""
@@ -37,11 +67,8 @@ class SiteContext:
     traces: TraceSet
     trace_paths: dict[str, Path]
     report: str | None
-    generated: Path
+    files: GeneratedFiles
     unverified: tuple[str, ...] = ()
-    #: The generated files still being drawn (``sitebuild.drawing.Drawing``: ``names()``,
-    #: ``read(name)``), read instead of the folder ``generated``.
-    drawing: Any = None
 
     def banner(self) -> str:
         """The warning every page opens with when a trace is not the engine's own run."""
@@ -79,33 +106,17 @@ class SiteContext:
         """The learner report as a code block, or empty when none was supplied."""
         return Markup("") if self.report is None else fenced(self.report, "text")
 
-    def file_names(self) -> list[str]:
-        """Every generated file's name."""
-        if self.drawing is not None:
-            return self.drawing.names()
-        if not self.generated.is_dir():
-            return []
-        return sorted(p.name for p in self.generated.iterdir() if p.is_file())
-
-    def read_file(self, file_name: str) -> bytes:
-        """A generated file's bytes (one still being drawn: once it is drawn)."""
-        if self.drawing is not None:
-            return self.drawing.read(file_name)
-        return (self.generated / file_name).read_bytes()
-
     def _has(self, file_name: str) -> bool:
-        if self.drawing is not None:
-            return file_name in self.drawing.names()
-        return (self.generated / file_name).is_file()
+        return file_name in self.files.names()
 
     def _known(self, name: str, suffix: str, what: str) -> None:
         if not re.fullmatch(r"[a-z][a-z0-9-]*", name) or not self._has(name + suffix):
-            known = [n.removesuffix(suffix) for n in self.file_names() if n.endswith(suffix)]
+            known = [n.removesuffix(suffix) for n in self.files.names() if n.endswith(suffix)]
             raise PageError("<page>", None, f"unknown {what} {name!r} (known: {', '.join(known)})")
 
     def _generated(self, name: str, suffix: str, what: str) -> str:
         self._known(name, suffix, what)
-        return self.read_file(name + suffix).decode("utf-8")
+        return self.files.read(name + suffix).decode("utf-8")
 
     def diagram(self, name: str) -> Markup:
         """The inline SVG of diagram ``name`` in a labelled wrapper; where the diagram has a

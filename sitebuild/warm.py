@@ -25,7 +25,7 @@ Contract:
   HTML with its figures put in, under the HTML before and the same digest.
 - ``Warm.gates`` is the memo the gates take (``sitebuild.gates.run_gates(memo=...)``): each
   gate keys a page's findings by the page, a digest of its HTML and of what else it reads.
-- Each memo keeps one entry per page path it has seen.
+- Each memo keeps one entry per page path and step it has seen (``sitebuild.memo``).
 What no key holds is the code itself (ours, MkDocs', the Markdown extensions) and the
 installed packages: they are what this process imported, and ``serve`` rebuilds in process
 only while nothing outside ``docs/`` has changed since it started (after any other edit every

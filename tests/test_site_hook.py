@@ -28,7 +28,7 @@ from sitebuild import hook as site_hook
 from sitebuild.hook import strip_generator
 from sitebuild.page_render import HookError, PageError, fenced, front_matter_lines, render_page
 from sitebuild.paths import CHAPTER_TRACE, SETTINGS_KEY, BuildSettings, trace_url
-from sitebuild.site_context import SiteContext, wrappable
+from sitebuild.site_context import Folder, SiteContext, wrappable
 from tracefile import SCHEMAS, TraceSet, load_trace
 from tracefile.errors import LocatedError
 
@@ -49,7 +49,14 @@ def context(tmp_path: Path, fixture_trace: Path) -> SiteContext:
         '\n<g/></svg>\n')
     (generated / "stack.html").write_text('<table class="traced-table"></table>\n')
     traces = TraceSet({CHAPTER_TRACE: load_trace(fixture_trace)}, CHAPTER_TRACE)
-    return SiteContext(traces, {CHAPTER_TRACE: fixture_trace}, "report line\n", generated)
+    return SiteContext(traces, {CHAPTER_TRACE: fixture_trace}, "report line\n",
+                       Folder(generated))
+
+
+def generated_folder(context: SiteContext) -> Path:
+    """The folder a test context's generated files are stored in."""
+    assert isinstance(context.files, Folder)
+    return context.files.path
 
 
 def render(context: SiteContext, source: str, offset: int = 0) -> str:
@@ -133,11 +140,10 @@ class _Drawing:
         return f'<svg><title id="t">Drawn {file_name}</title>\n\n<g/></svg>\n'.encode()
 
 
-def test_a_chart_is_a_mark_for_markdown_and_drawn_in_after_it(golden_traces: TraceSet,
-                                                               tmp_path: Path) -> None:
+def test_a_chart_is_a_mark_for_markdown_and_drawn_in_after_it(golden_traces: TraceSet) -> None:
     name = "gf-sweep-gradient"
     drawing = _Drawing(name)
-    context = SiteContext(golden_traces, {}, None, tmp_path / "unused", drawing=drawing)
+    context = SiteContext(golden_traces, {}, None, drawing)
     out = render_page(f'{{{{ chart("{name}", "A caption.") }}}}', "docs/page.md",
                       context.page_globals("gradient-flow-v1"), 0)
     # Markdown never sees a drawing or the values, and a chart still being drawn holds up
@@ -155,26 +161,22 @@ def test_a_chart_is_a_mark_for_markdown_and_drawn_in_after_it(golden_traces: Tra
 
 def test_the_explorer_is_a_mark_for_markdown_and_rendered_in_after_it(
         golden_traces: TraceSet, tmp_path: Path) -> None:
-    context = SiteContext(golden_traces, {}, None, tmp_path / "unused")
+    context = SiteContext(golden_traces, {}, None, Folder(tmp_path / "unused"))
     out = render_page("{{ explorer() }}", "docs/page.md", context.page_globals(EXPLORER), 0)
     assert "data-gf-explorer" not in out and len(out) < 100
     page = context.insert_figures(out, "docs/page.md")
     assert page == str(render_explorer(golden_traces.traces[EXPLORER]))
 
 
-def test_a_mark_markdown_changed_fails_the_page(golden_traces: TraceSet,
-                                                tmp_path: Path) -> None:
-    context = SiteContext(golden_traces, {}, None, tmp_path / "unused",
-                          drawing=_Drawing("gf-sweep-gradient"))
+def test_a_mark_markdown_changed_fails_the_page(golden_traces: TraceSet) -> None:
+    context = SiteContext(golden_traces, {}, None, _Drawing("gf-sweep-gradient"))
     with pytest.raises(PageError, match=r"^docs/page\.md: a figure's place was changed"):
         context.insert_figures("<p>&lt;!--figure-slot svg gf-sweep-gradient--&gt;</p>",
                                "docs/page.md")
 
 
-def test_an_unknown_chart_fails_where_the_page_names_it(golden_traces: TraceSet,
-                                                        tmp_path: Path) -> None:
-    context = SiteContext(golden_traces, {}, None, tmp_path / "unused",
-                          drawing=_Drawing("gf-sweep-gradient"))
+def test_an_unknown_chart_fails_where_the_page_names_it(golden_traces: TraceSet) -> None:
+    context = SiteContext(golden_traces, {}, None, _Drawing("gf-sweep-gradient"))
     with pytest.raises(PageError, match=r"docs/page\.md:2: unknown chart 'gf-no-such' "
                                         r"\(known: .*gf-sweep-gradient"):
         render_page('text\n{{ chart("gf-no-such") }}', "docs/page.md",
@@ -191,7 +193,7 @@ def test_raw_trace_and_report_are_code_blocks(context: SiteContext) -> None:
     assert out.startswith("\n```text\nTRACE residual-connections-v2 BEGIN\n")
     assert out.endswith("TRACE residual-connections-v2 END\n```\n")
     assert render(context, "{{ learner_report() }}") == "\n```text\nreport line\n```\n"
-    no_report = SiteContext(context.traces, context.trace_paths, None, context.generated)
+    no_report = SiteContext(context.traces, context.trace_paths, None, context.files)
     assert render(no_report, "[{{ learner_report() }}]") == "[]"
 
 
@@ -220,7 +222,7 @@ def test_generator_meta_is_removed() -> None:
 
 def settings_for(context: SiteContext, **traces: Path) -> BuildSettings:
     return BuildSettings(traces=traces or dict(context.trace_paths), report=None,
-                         generated=context.generated)
+                         generated=generated_folder(context))
 
 
 def fake_config(polyfills: list[str], settings: BuildSettings) -> SimpleNamespace:
@@ -304,7 +306,7 @@ def test_on_config_takes_the_traces_the_build_parsed(context: SiteContext,
     # The build parsed these very files moments before; the hook must not parse them again.
     parsed = context.traces
     settings = BuildSettings(traces={CHAPTER_TRACE: tmp_path / "never-read.trace"},
-                             report=None, generated=context.generated, parsed=parsed)
+                             report=None, generated=generated_folder(context), parsed=parsed)
     site_hook.on_config(fake_config([], settings))
     loaded = site_hook._state["context"].traces.traces[CHAPTER_TRACE]
     assert loaded is parsed.traces[CHAPTER_TRACE]
@@ -329,7 +331,7 @@ def test_the_page_memo_renders_a_page_again_only_when_an_input_changed(
     build("Edited: {{ tv('FORWARD.output') }}")
     assert len(calls) == 2
     # A generated file the page may show changed: every page renders again.
-    (context.generated / "stack.html").write_text('<table class="other"></table>\n')
+    (generated_folder(context) / "stack.html").write_text('<table class="other"></table>\n')
     build("Edited: {{ tv('FORWARD.output') }}")
     assert len(calls) == 3
     # So does a changed trace, even one that gives this page the same text.
@@ -363,7 +365,8 @@ def test_the_page_memo_puts_figures_in_again_only_when_an_input_changed(
     assert build("<p>Edited:</p>\n<!--figure-slot svg forward-->") != first
     assert len(calls) == 2
     # A generated file changed: the figures go in again.
-    (context.generated / "forward.svg").write_text('<svg><title id="t">Redrawn</title></svg>\n')
+    (generated_folder(context) / "forward.svg").write_text(
+        '<svg><title id="t">Redrawn</title></svg>\n')
     assert 'aria-label="Redrawn"' in build("<p>Edited:</p>\n<!--figure-slot svg forward-->")
     assert len(calls) == 3
 

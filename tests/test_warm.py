@@ -215,7 +215,10 @@ def test_the_chapter_rebuilt_warm_is_the_chapter_built_cold(site_build: BuiltSit
     again = built(tmp_path / "warm", warm)
     assert warm.hits == len(list((root / "docs").rglob("*.md"))) - 1
     assert again == built(tmp_path / "cold", None)
-    assert len(warm.renders) == len(list((root / "docs").rglob("*.md")))
+    # One entry per page and step: the rendering and the figures put in.
+    pages = {path.relative_to(root).as_posix() for path in (root / "docs").rglob("*.md")}
+    assert sorted(warm.renders) == sorted((page, step) for page in pages
+                                          for step in ("figures", "render"))
 
 
 def test_the_audit_memo_follows_the_drawings_and_the_lock(

@@ -48,6 +48,7 @@ from sitebuild.gates.pages import (
     is_listing_code,
 )
 from sitebuild.lockfile import LOCK, pinned, render_pin
+from sitebuild.memo import remembered
 from sitebuild.paths import trace_url
 from tracefile import SCHEMAS, Trace, TraceSet, load_trace
 from tracefile.errors import LocatedError, shorten
@@ -79,15 +80,9 @@ def audit_site(site_dir: Path, trace: Trace | TraceSet,
     context = _context_digest(trace, citations, rendered) if memo is not None else ""
     findings: list[Finding] = []
     for page, text in html_pages(site_dir):
-        key = (GATE, page)
-        if memo is None:
-            findings.extend(audit_page(page, text, trace, diagrams, citations))
-            continue
-        inputs = (sha256_bytes(text.encode("utf-8")), context)
-        kept = memo.get(key)
-        if kept is None or kept[0] != inputs:
-            kept = memo[key] = (inputs, audit_page(page, text, trace, diagrams, citations))
-        findings.extend(kept[1])
+        inputs = (sha256_bytes(text.encode("utf-8")), context) if memo is not None else None
+        findings.extend(remembered(memo, (GATE, page), inputs, lambda page=page, text=text:
+                                   audit_page(page, text, trace, diagrams, citations)))
     return findings
 
 

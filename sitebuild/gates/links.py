@@ -29,6 +29,7 @@ from urllib.parse import unquote, urlsplit
 
 from sitebuild.cache import sha256_bytes
 from sitebuild.gates.pages import Finding, attr, html_pages, read_text
+from sitebuild.memo import remembered
 from tracefile.errors import shorten
 
 GATE = "links"
@@ -101,17 +102,14 @@ def _page_links(page: str, text: str, memo: MutableMapping[Any, Any] | None
                 ) -> tuple[frozenset[str], list[LinkRef], list[Finding]]:
     """A page's ids, references and own findings (duplicate ids), from `memo` if it holds
     them for this very HTML."""
-    inputs = sha256_bytes(text.encode("utf-8")) if memo is not None else ""
-    kept = memo.get((GATE, page)) if memo is not None else None
-    if kept is not None and kept[0] == inputs:
-        return kept[1]
-    parser = _LinkParser(page)
-    parser.feed(text)
-    parser.close()
-    parsed = (frozenset(parser.ids), list(parser.references), list(parser.findings))
-    if memo is not None:
-        memo[(GATE, page)] = (inputs, parsed)
-    return parsed
+    def parse() -> tuple[frozenset[str], list[LinkRef], list[Finding]]:
+        parser = _LinkParser(page)
+        parser.feed(text)
+        parser.close()
+        return frozenset(parser.ids), list(parser.references), list(parser.findings)
+
+    inputs = sha256_bytes(text.encode("utf-8")) if memo is not None else None
+    return remembered(memo, (GATE, page), inputs, parse)
 
 
 def css_references(site_dir: Path, css: Path) -> list[LinkRef]:
