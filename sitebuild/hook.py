@@ -20,15 +20,16 @@ Contract (MkDocs events):
   Any failure raises ``PageError`` whose ``str`` is ``docs/page.md:LINE: message``. Given a
   page memo (``BuildSettings.page_memo``: serve's, ``sitebuild.warm``), a page whose
   Markdown, trace and inputs (``context_digest``) are unchanged since the memo's last build
-  is not rendered again; nor are its figures put in again (below).
+  is not rendered again; nor is a figure (below) while its inputs are unchanged.
 - ``on_page_context`` (before the search plugin reads the page): puts each chart's SVG and
-  values table and the explorer where the page's template left their marks. They skip the
-  Markdown conversion (a megabyte of markup on the gradients lab, half its build time): the
-  build may still be drawing the charts while MkDocs converts the pages
-  (``BuildSettings.drawing``, ``sitebuild.drawing``), and the hook waits for a chart only
-  here.
-- ``on_post_page``/``on_post_template``: strip ``<meta name="generator">`` so no tool
-  version string reaches the site.
+  values table where the page's template left their marks. Figures skip the Markdown
+  conversion (a megabyte of markup on the gradients lab, half its build time): the build may
+  still be drawing the charts while MkDocs converts the pages (``BuildSettings.drawing``,
+  ``sitebuild.drawing``), and the hook waits for a chart only here.
+- ``on_post_page``: puts the explorer in, once the search plugin has indexed the page (it
+  excludes the explorer, so its parser would read a megabyte only to skip it); then, like
+  ``on_post_template``, strips ``<meta name="generator">`` so no tool version string
+  reaches the site.
 Errors are ``HookError`` (a ``LocatedError`` that MkDocs' own CLI also reports on one line).
 """
 
@@ -59,7 +60,7 @@ from sitebuild.paths import (
     trace_file,
     trace_url,
 )
-from sitebuild.site_context import Folder, SiteContext
+from sitebuild.site_context import AFTER_SEARCH, BEFORE_SEARCH, Folder, SiteContext
 from tracefile import SCHEMAS, TraceSet, load_trace
 from tracefile.errors import LocatedError
 
@@ -231,24 +232,28 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
 @_reported
 def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig,
                     nav: Any) -> dict[str, Any]:
-    """Put the charts and the explorer where the page marked them, now that the Markdown is
-    converted. With a page memo, a page whose HTML and inputs are those of the memo's last
-    build gets the same result again (the explorer and the values tables take a tenth of a
-    second to render)."""
-    site: SiteContext = _state["context"]
-    if page.content is None:
-        return context
-    name = _page_name(page)
-    key = (page.content, _state.get("inputs"))
-    content = page.content
-    page.content = remembered(_state["page_memo"], (name, "figures"), key,
-                              lambda: site.insert_figures(content, name))
+    """Put the charts and their values tables where the page marked them, now that the
+    Markdown is converted, and before the site search indexes the page."""
+    if page.content is not None:
+        page.content = _insert_figures(page.content, page, BEFORE_SEARCH)
     return context
 
 
+@_reported
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
-    """Drop the generator meta tag from every page."""
-    return strip_generator(output)
+    """Put the explorer where the page marked it, now that the site search has indexed the
+    page (it excludes the explorer: its parser need not read it); drop the generator meta
+    tag from every page."""
+    return strip_generator(_insert_figures(output, page, AFTER_SEARCH))
+
+
+def _insert_figures(html: str, page: Page, kinds: tuple[str, ...]) -> str:
+    """``html`` with the figures of ``kinds`` put in; with a page memo, each figure's markup
+    is rendered again only when the traces or generated files changed (the explorer and the
+    values tables take a tenth of a second)."""
+    site: SiteContext = _state["context"]
+    return site.insert_figures(html, _page_name(page), kinds, _state["page_memo"],
+                               _state.get("inputs"))
 
 
 def on_post_template(output_content: str, template_name: str, config: MkDocsConfig) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -23,11 +24,20 @@ from markupsafe import Markup
 from diagrams.format import traced
 from diagrams.svg import NARROW
 from diagrams.words import number_words
+from sitebuild.memo import remembered
 from sitebuild.page_render import PageError, fenced
 from sitebuild.paths import trace_url
 from tracefile import TraceSet
 
 _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.S)
+
+#: The kinds of figure a page marks for ``SiteContext.insert_figures``.
+FIGURE_KINDS = ("svg", "values", "explorer")
+#: Those put in before the site search indexes a page: what a reader may search for.
+BEFORE_SEARCH = ("svg", "values")
+#: Those put in after it: the explorer, which search excludes anyway (a megabyte of markup
+#: the index's parser would read only to skip).
+AFTER_SEARCH = ("explorer",)
 
 
 class GeneratedFiles(Protocol):
@@ -160,13 +170,20 @@ class SiteContext:
         ).format(name=name, wide=_mark("svg", name), narrow=_mark("svg", f"{name}{NARROW}"),
                  caption=caption or chart_title(name), table=_mark("values", name))
 
-    def insert_figures(self, content: str, page: str) -> str:
-        """The HTML of ``page`` with each mark replaced by what it stands for: a chart's SVG
-        in a labelled region (waiting for a chart still being drawn), a chart's values
-        table, the explorer. A mark Markdown did not pass through as it was would leave a
-        figure missing without a trace: that is an error."""
-        content = _MARK.sub(lambda m: self._inserted(*m.groups()), content)
-        if _MARK_WORD in content:
+    def insert_figures(self, content: str, page: str, kinds: tuple[str, ...] = FIGURE_KINDS,
+                       memo: MutableMapping[Any, Any] | None = None,
+                       inputs: object = None) -> str:
+        """The HTML of ``page`` with each mark of ``kinds`` replaced by what it stands for: a
+        chart's SVG in a labelled region (waiting for a chart still being drawn), a chart's
+        values table, the explorer. With ``memo`` (serve's), each figure's markup is
+        remembered under its kind and name while ``inputs`` (a digest of the traces and the
+        generated files) stays the same. A mark Markdown did not pass through as it was
+        would leave a figure missing without a trace: that is an error."""
+        content = _MARK.sub(lambda m: remembered(
+            memo, ("figure", *m.groups()), inputs, lambda: self._inserted(*m.groups()))
+            if m.group(1) in kinds else m.group(0), content)
+        left = sum(match.group(1) not in kinds for match in _MARK.finditer(content))
+        if content.count(_MARK_WORD) != left:
             raise PageError(page, None, "a figure's place was changed by the Markdown "
                             f"conversion (a mark {_MARK_WORD.strip()!r} is left); put the "
                             "figure in a block of its own")

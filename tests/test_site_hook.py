@@ -28,7 +28,7 @@ from sitebuild import hook as site_hook
 from sitebuild.hook import strip_generator
 from sitebuild.page_render import HookError, PageError, fenced, front_matter_lines, render_page
 from sitebuild.paths import CHAPTER_TRACE, SETTINGS_KEY, BuildSettings, trace_url
-from sitebuild.site_context import Folder, SiteContext, wrappable
+from sitebuild.site_context import AFTER_SEARCH, BEFORE_SEARCH, Folder, SiteContext, wrappable
 from tracefile import SCHEMAS, TraceSet, load_trace
 from tracefile.errors import LocatedError
 
@@ -181,11 +181,6 @@ def test_an_unknown_chart_fails_where_the_page_names_it(golden_traces: TraceSet)
                                         r"\(known: .*gf-sweep-gradient"):
         render_page('text\n{{ chart("gf-no-such") }}', "docs/page.md",
                     context.page_globals("gradient-flow-v1"), 0)
-
-
-def test_charts_are_drawn_in_before_the_search_plugin_indexes_the_page() -> None:
-    # Material's search plugin reads the page's HTML at priority 0.
-    assert getattr(site_hook.on_page_context, "mkdocs_priority", 0) > 0
 
 
 def test_raw_trace_and_report_are_code_blocks(context: SiteContext) -> None:
@@ -341,13 +336,12 @@ def test_the_page_memo_renders_a_page_again_only_when_an_input_changed(
     assert len(calls) == 4
 
 
-def test_the_page_memo_puts_figures_in_again_only_when_an_input_changed(
+def test_the_page_memo_renders_a_figure_again_only_when_an_input_changed(
         context: SiteContext, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[str] = []
-    real = SiteContext.insert_figures
-    monkeypatch.setattr(SiteContext, "insert_figures",
-                        lambda self, content, page: calls.append(page) or real(self, content,
-                                                                                page))
+    calls: list[tuple[str, str]] = []
+    real = SiteContext._inserted
+    monkeypatch.setattr(SiteContext, "_inserted", lambda self, kind, name: calls.append(
+        (kind, name)) or real(self, kind, name))
     memo: dict[str, object] = {}
 
     def build(content: str) -> str:
@@ -361,14 +355,31 @@ def test_the_page_memo_puts_figures_in_again_only_when_an_input_changed(
     first = build("<p>A chart:</p>\n<!--figure-slot svg forward-->")
     assert 'aria-label="Forward &amp; merge"' in first and "figure-slot" not in first
     assert build("<p>A chart:</p>\n<!--figure-slot svg forward-->") == first
-    assert calls == ["docs/page.md"]
-    assert build("<p>Edited:</p>\n<!--figure-slot svg forward-->") != first
-    assert len(calls) == 2
+    assert calls == [("svg", "forward")]
+    # The page's own text changed, not the figure's inputs: the figure is not made again.
+    edited = build("<p>Edited:</p>\n<!--figure-slot svg forward-->")
+    assert edited.removeprefix("<p>Edited:</p>") == first.removeprefix("<p>A chart:</p>")
+    assert len(calls) == 1
     # A generated file changed: the figures go in again.
     (generated_folder(context) / "forward.svg").write_text(
         '<svg><title id="t">Redrawn</title></svg>\n')
     assert 'aria-label="Redrawn"' in build("<p>Edited:</p>\n<!--figure-slot svg forward-->")
-    assert len(calls) == 3
+    assert len(calls) == 2
+
+
+def test_the_explorer_goes_in_after_the_search_plugin_has_read_the_page(
+        golden_traces: TraceSet) -> None:
+    context = SiteContext(golden_traces, {}, None, _Drawing("gf-sweep-gradient"))
+    marks = "\n".join(str(mark) for mark in (context.chart("gf-sweep-gradient"),
+                                              context.explorer()))
+    before = context.insert_figures(marks, "docs/page.md", BEFORE_SEARCH)
+    assert "<svg" in before and "data-gf-explorer" not in before
+    after = context.insert_figures(before, "docs/page.md", AFTER_SEARCH)
+    assert after == context.insert_figures(marks, "docs/page.md")
+    assert "data-gf-explorer" in after and "figure-slot" not in after
+    # The hook's events: MkDocs' search plugin reads the page at priority 0, between them.
+    assert getattr(site_hook.on_page_context, "mkdocs_priority", 0) > 0
+    assert not hasattr(site_hook.on_post_page, "mkdocs_priority")
 
 
 def test_wrappable_code_breaks_only_after_equals_signs_and_dots() -> None:
