@@ -179,9 +179,14 @@ class SiteContext:
         remembered under its kind and name while ``inputs`` (a digest of the traces and the
         generated files) stays the same. A mark Markdown did not pass through as it was
         would leave a figure missing without a trace: that is an error."""
-        content = _MARK.sub(lambda m: remembered(
-            memo, ("figure", *m.groups()), inputs, lambda: self._inserted(*m.groups()))
-            if m.group(1) in kinds else m.group(0), content)
+        def put(mark: re.Match[str]) -> str:
+            kind, name = mark.groups()
+            if kind not in kinds:
+                return mark.group(0)
+            return remembered(memo, ("figure", kind, name), inputs,
+                              lambda: self._inserted(kind, name))
+
+        content = _MARK.sub(put, content)
         left = sum(match.group(1) not in kinds for match in _MARK.finditer(content))
         if content.count(_MARK_WORD) != left:
             raise PageError(page, None, "a figure's place was changed by the Markdown "

@@ -9,10 +9,13 @@ every build, failed or not. The gates' memo must find on a reused page what it f
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 from site_support import BuiltSite, project_copy, tree_digest
 
 from sitebuild.errors import BuildError
@@ -250,3 +253,33 @@ def test_the_audit_memo_follows_the_drawings_and_the_lock(
     lock.write_text("numpy==2.0.1\n", encoding="utf-8")  # another lock
     run({"forward": "<svg><g/></svg>"})
     assert audited == ["index.html"] * 3
+
+
+def _class_attributes(packages: tuple[str, ...]) -> dict[tuple[type, str], object]:
+    """Every attribute of every class defined in the loaded modules of ``packages``."""
+    found: dict[tuple[type, str], object] = {}
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0] not in packages:
+            continue
+        for cls in list(vars(module).values()):
+            if inspect.isclass(cls) and cls.__module__ == name:
+                found.update(((cls, attribute), value) for attribute, value in vars(cls).items())
+    return found
+
+
+def test_every_method_serve_wraps_is_named_on_the_building_page() -> None:
+    """A move to another platform starts from the list on the building page: whatever
+    ``Warm.mkdocs`` replaces while a rebuild runs must be on it."""
+    packages = ("mkdocs", "material", "pymdownx", "markdown", "jinja2")
+    warm = Warm()
+    with warm.mkdocs():  # imports what it wraps
+        pass
+    before = _class_attributes(packages)
+    with warm.mkdocs():
+        during = _class_attributes(packages)
+    wrapped = sorted(f"{cls.__name__}.{attribute}" for (cls, attribute), value in before.items()
+                     if during.get((cls, attribute)) is not value)
+    assert wrapped, "Warm.mkdocs wraps nothing"
+    assert _class_attributes(packages) == before  # and puts everything back
+    page = (ROOT / "docs" / "building.md").read_text(encoding="utf-8")
+    assert [name for name in wrapped if f"`{name}`" not in page] == []
