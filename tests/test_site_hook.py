@@ -26,10 +26,11 @@ from diagrams.explorer import TRACE as EXPLORER
 from diagrams.explorer import render_explorer
 from sitebuild import hook as site_hook
 from sitebuild.hook import strip_generator
+from sitebuild.lockfile import LOCK
 from sitebuild.page_render import HookError, PageError, fenced, front_matter_lines, render_page
 from sitebuild.paths import CHAPTER_TRACE, SETTINGS_KEY, BuildSettings, trace_url
 from sitebuild.site_context import AFTER_SEARCH, BEFORE_SEARCH, Folder, SiteContext, wrappable
-from tracefile import SCHEMAS, TraceSet, load_trace
+from tracefile import SCHEMAS, TraceSet, load_trace, parse_trace
 from tracefile.errors import LocatedError
 
 
@@ -365,6 +366,35 @@ def test_the_page_memo_renders_a_figure_again_only_when_an_input_changed(
         '<svg><title id="t">Redrawn</title></svg>\n')
     assert 'aria-label="Redrawn"' in build("<p>Edited:</p>\n<!--figure-slot svg forward-->")
     assert len(calls) == 2
+
+
+def test_the_page_memo_key_follows_every_input_a_page_reads(context: SiteContext,
+                                                           tmp_path: Path) -> None:
+    """Serve re-renders a page, or a figure, only when this digest changes: each thing a
+    page's rendering reads besides its own Markdown must change it."""
+    root = tmp_path / "project"
+    (root / LOCK).parent.mkdir(parents=True)
+    (root / LOCK).write_text("mkdocs==1.0\n")
+    references: dict[str, object] = {"he2016": "Deep residual learning"}
+    base = site_hook.context_digest(root, context, references)
+    assert site_hook.context_digest(root, context, dict(references)) == base
+    trace_text = context.trace_paths[CHAPTER_TRACE].read_text()
+    other_trace = parse_trace(trace_text.replace("step=1e-06", "step=2e-06"), "other.trace")
+    changed = {
+        "report": dataclasses.replace(context, report="another report\n"),
+        "unverified": dataclasses.replace(context, unverified=(CHAPTER_TRACE,)),
+        "trace": dataclasses.replace(context, traces=TraceSet(
+            {CHAPTER_TRACE: other_trace}, CHAPTER_TRACE)),
+    }
+    digests = {what: site_hook.context_digest(root, other, references)
+               for what, other in changed.items()}
+    digests["references"] = site_hook.context_digest(root, context, {**references, "k": "v"})
+    (root / LOCK).write_text("mkdocs==2.0\n")
+    digests["lock"] = site_hook.context_digest(root, context, references)
+    (generated_folder(context) / "stack.html").write_text('<table class="other"></table>\n')
+    digests["generated file"] = site_hook.context_digest(root, context, references)
+    assert [what for what, digest in digests.items() if digest == base] == []
+    assert len(set(digests.values())) == len(digests)
 
 
 def test_the_explorer_goes_in_after_the_search_plugin_has_read_the_page(
