@@ -13,6 +13,8 @@ scenario alike:
   engine, figures or gates: what any MkDocs site of these pages costs;
 - ``cold-cached``: ``build_site.py build`` with an empty build folder except the engine's cached
   runs (the labs train models for half a minute; their cost is its own line, ``cold``);
+- ``cold-drawn``: the same with the figures' cache entry kept as well (the charts drawn from
+  these traces by this code): what a cold build costs beyond drawing its charts;
 - ``cold``: ``build_site.py build`` with an empty build folder;
 - ``no-change``: the same build again with nothing changed;
 - ``docs-edit``: a build after a sentence is appended to a page;
@@ -45,7 +47,7 @@ IGNORED = shutil.ignore_patterns("build", "site", ".git", ".venv", ".venv-tools"
                                  "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache",
                                  ".hypothesis")
 SERVE_SCENARIOS = ("serve-first", "serve-edit", "serve-lab")
-SCENARIOS = ("floor", "cold-cached", "cold", "no-change", "docs-edit", "engine-edit",
+SCENARIOS = ("floor", "cold-cached", "cold-drawn", "cold", "no-change", "docs-edit", "engine-edit",
              *SERVE_SCENARIOS)
 PRIMED = "[serve] pages remembered"  # what serve prints once its memos are filled
 LONGEST_PAGE = "labs/gradient-flow"  # the page with the most HTML: the slowest to rebuild
@@ -193,18 +195,18 @@ def wait(condition, timeout: float = 120.0, poll: float = 0.2) -> None:
     raise SystemExit("timed out waiting for the server")
 
 
-def empty_build(project: Project, keep_engine_runs: bool) -> None:
-    """Remove the build folder, optionally keeping the engine's cache entries."""
-    build, kept = project.root / "build", project.root.parent / "kept-engine-runs"
-    shutil.rmtree(kept, ignore_errors=True)
-    kept.mkdir()
-    if keep_engine_runs:
-        for entry in (build / "cache").glob("engine-*"):
-            shutil.move(entry, kept / entry.name)
+def empty_build(project: Project, kept: tuple[str, ...] = ()) -> None:
+    """Remove the build folder, keeping the cache entries whose names start with ``kept``."""
+    build, keep = project.root / "build", project.root.parent / "kept-cache-entries"
+    shutil.rmtree(keep, ignore_errors=True)
+    keep.mkdir()
+    for prefix in kept:
+        for entry in (build / "cache").glob(f"{prefix}*"):
+            shutil.move(entry, keep / entry.name)
     shutil.rmtree(build, ignore_errors=True)
-    if any(kept.iterdir()):
+    if any(keep.iterdir()):
         (build / "cache").mkdir(parents=True)
-        for entry in kept.iterdir():
+        for entry in keep.iterdir():
             shutil.move(entry, build / "cache" / entry.name)
 
 
@@ -212,9 +214,11 @@ def one_round(project: Project, floor: Path, times: dict[str, list[float]]) -> N
     times["floor"].append(timed(lambda: project.run(
         "-m", "mkdocs", "build", "-q", "-f", str(floor / "mkdocs.yml"),
         "-d", str(floor / "site"))))
-    empty_build(project, keep_engine_runs=True)
+    empty_build(project, kept=("engine-",))
     times["cold-cached"].append(timed(project.build))
-    empty_build(project, keep_engine_runs=False)
+    empty_build(project, kept=("engine-", "generated-"))
+    times["cold-drawn"].append(timed(project.build))
+    empty_build(project)
     times["cold"].append(timed(project.build))
     times["no-change"].append(timed(project.build))
     project.append("docs/building.md", "\nA measured sentence {n}.\n")
