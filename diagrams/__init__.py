@@ -1,6 +1,13 @@
 """Drawing: parsed traces → Graphviz DOT and SVG diagrams, plots and HTML tables.
 
-Only drawing lives here, and it imports only ``tracefile``: ``format`` (the one place a traced
-value becomes display text and its provenance span), ``dot`` and ``dot_parts`` (DOT text),
-``svg`` (DOT → accessible inline SVG), ``tables`` (+ ``templates/``), ``errors``.
+Only drawing lives here, and it imports only ``tracefile``. Modules by job:
+- text: ``format`` (the one place a traced value becomes display text and its provenance
+  span), ``words`` (whole numbers in words);
+- diagrams: ``dot`` and ``dot_parts`` (the chapter's DOT text), ``dot_decoder`` (the decoder
+  block), ``svg`` (DOT → accessible inline SVG);
+- charts: ``chart_spec`` (what a chart declares), ``charts_gradient_flow`` and
+  ``charts_residual_stream`` (the labs' declarations), ``charts`` (declarations → plots and
+  values tables), ``plots`` (matplotlib → inline SVG);
+- HTML: ``tables`` (+ ``templates/``), ``explorer`` (the gradients lab's explorer);
+- ``errors``.
 """

@@ -3,7 +3,7 @@
 Contract: ``remembered(memo, slot, inputs, make)`` is ``make()``, unless ``memo`` holds for
 ``slot`` what ``make`` returned last time from equal ``inputs``; what ``make`` returns is then
 kept under ``slot`` with its ``inputs``. Without a memo (``None``: a one-off build) it is
-``make()``. One entry per slot: a slot is a page and a step, and only its latest making is
+``make()``. One entry per slot (a page and a step, or a figure): only its latest making is
 worth keeping. The hook's page rendering and figure insertion and the audit's and the links
 gate's per-page parses use it; ``sitebuild.warm`` holds the memos and says why each is safe.
 """

@@ -21,8 +21,9 @@ Contract:
   its own copy of a remembered table of contents.
 - ``Warm.renders`` is the memo the hook keeps each page's Jinja rendering in
   (``BuildSettings.page_memo``), under the page's Markdown and a digest of the traces, report,
-  generated files, bibliography and lock (``sitebuild.hook.context_digest``), and the page's
-  HTML with its figures put in, under the HTML before and the same digest.
+  generated files, bibliography and lock (``sitebuild.hook.context_digest``), and each figure
+  the hook puts into a page after the conversion (a chart, its values table, the explorer)
+  under the same digest.
 - ``Warm.gates`` is the memo the gates take (``sitebuild.gates.run_gates(memo=...)``): each
   gate keys a page's findings by the page, a digest of its HTML and of what else it reads.
 - Each memo keeps one entry per page path and step it has seen (``sitebuild.memo``).
