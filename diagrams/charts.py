@@ -130,7 +130,8 @@ def _band(trace: Trace, line: Line) -> tuple[tuple[float, ...] | None, tuple[flo
 
 def render_chart(name: str, traces: Trace | TraceSet) -> str:
     """The chart's inline SVG (``NAME-narrow``: its phone-width rendering). A declaration
-    no plot can draw is an error naming the file that declares the chart (``plot_of``)."""
+    no plot can draw is an error naming the file that declares the chart (``plot_of``); a
+    drawing that fails after that (matplotlib's own output refused) names ``<plot NAME>``."""
     narrow = name.endswith(NARROW) and name.removesuffix(NARROW) in CHARTS
     plot = plot_of(name.removesuffix(NARROW) if narrow else name, traces)
     return render_plot(replace(plot, plot_id=name, narrow=True) if narrow else plot)

@@ -83,7 +83,7 @@ class Plot:
 
     def __post_init__(self) -> None:
         # Refused when declared, not when drawn: a chart's declaration error then names
-        # the file that declares it (``diagrams.charts.plot_of``), in the build process.
+        # the file that declares it (``diagrams.charts.plot_of``).
         _check(self)
 
 
@@ -124,7 +124,11 @@ def _draw(plot: Plot) -> str:
     settings = {"svg.fonttype": "none", "svg.hashsalt": plot.plot_id, "font.size": 10,
                 "axes.edgecolor": "black", "text.color": "black", "axes.labelcolor": "black",
                 "xtick.color": "black", "ytick.color": "black", "font.family": "DejaVu Sans"}
-    with matplotlib.rc_context(settings):
+    with matplotlib.rc_context():
+        # From matplotlib's own defaults, not this machine's: a matplotlibrc (the user's, or
+        # $MATPLOTLIBRC's) must not change a drawing, nor set a layout engine on its figure.
+        matplotlib.rcdefaults()
+        matplotlib.rcParams.update(settings)
         size = NARROW_SIZE if plot.narrow else (plot.size or SIZE)
         figure, axes = pyplot.subplots(figsize=size)
         try:

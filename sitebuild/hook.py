@@ -235,25 +235,28 @@ def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig,
     """Put the charts and their values tables where the page marked them, now that the
     Markdown is converted, and before the site search indexes the page."""
     if page.content is not None:
-        page.content = _insert_figures(page.content, page, BEFORE_SEARCH)
+        page.content = _insert_figures(page.content, page, BEFORE_SEARCH, AFTER_SEARCH)
     return context
 
 
+@event_priority(100)  # before any plugin's: the explorer's mark must reach it as it was
 @_reported
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     """Put the explorer where the page marked it, now that the site search has indexed the
-    page (it excludes the explorer: its parser need not read it); drop the generator meta
-    tag from every page."""
+    page (it excludes the explorer: its parser need not read it); no mark may be left. Drop
+    the generator meta tag from every page."""
     return strip_generator(_insert_figures(output, page, AFTER_SEARCH))
 
 
-def _insert_figures(html: str, page: Page, kinds: tuple[str, ...]) -> str:
-    """``html`` with the figures of ``kinds`` put in; with a page memo, each figure's markup
-    is rendered again only when the traces or generated files changed (the explorer and the
-    values tables take a tenth of a second)."""
+def _insert_figures(html: str, page: Page, kinds: tuple[str, ...],
+                    later: tuple[str, ...] = ()) -> str:
+    """``html`` with the figures of ``kinds`` put in, those of ``later`` left for a later
+    event; with a page memo, each figure's markup is rendered again only when something a
+    page reads changed (the explorer and the values tables take a tenth of a second)."""
     site: SiteContext = _state["context"]
-    return site.insert_figures(html, _page_name(page), kinds, _state["page_memo"],
-                               _state.get("inputs"))
+    memo = _state["page_memo"]
+    return site.insert_figures(html, _page_name(page), kinds, later,
+                               None if memo is None else (memo, _state["inputs"]))
 
 
 def on_post_template(output_content: str, template_name: str, config: MkDocsConfig) -> str:

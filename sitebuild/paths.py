@@ -60,7 +60,7 @@ class BuildSettings:
     #: parse them again); ``None``: the hook parses the files.
     parsed: TraceSet | None = None
     #: A long-lived process's memo of rendered pages (``sitebuild.warm``), which the hook
-    #: keeps each page's rendering in under everything the rendering read.
+    #: keeps each page's rendering and each figure it puts in under everything they read.
     page_memo: dict[Any, Any] | None = None
     #: The generated files while they are still being drawn (``sitebuild.drawing.Drawing``):
     #: the hook reads them from here, waiting for a chart a page needs; ``None``: from

@@ -171,23 +171,26 @@ class SiteContext:
                  caption=caption or chart_title(name), table=_mark("values", name))
 
     def insert_figures(self, content: str, page: str, kinds: tuple[str, ...] = FIGURE_KINDS,
-                       memo: MutableMapping[Any, Any] | None = None,
-                       inputs: object = None) -> str:
+                       later: tuple[str, ...] = (),
+                       memo: tuple[MutableMapping[Any, Any], object] | None = None) -> str:
         """The HTML of ``page`` with each mark of ``kinds`` replaced by what it stands for: a
         chart's SVG in a labelled region (waiting for a chart still being drawn), a chart's
-        values table, the explorer. With ``memo`` (serve's), each figure's markup is
-        remembered under its kind and name while ``inputs`` (a digest of the traces and the
-        generated files) stays the same. A mark Markdown did not pass through as it was
-        would leave a figure missing without a trace: that is an error."""
+        values table, the explorer. Marks of ``later`` are left for a later pass; any other
+        mark left means Markdown did not pass it through as it was, which would leave a
+        figure missing without a trace: that is an error. With ``memo`` (serve's: the memo
+        and a digest of everything a page reads besides its Markdown, ``hook.context_digest``)
+        each figure's markup is remembered under its kind and name while the digest holds."""
+        table, inputs = memo if memo is not None else (None, None)
+
         def put(mark: re.Match[str]) -> str:
             kind, name = mark.groups()
             if kind not in kinds:
                 return mark.group(0)
-            return remembered(memo, ("figure", kind, name), inputs,
+            return remembered(table, ("figure", kind, name), inputs,
                               lambda: self._inserted(kind, name))
 
         content = _MARK.sub(put, content)
-        left = sum(match.group(1) not in kinds for match in _MARK.finditer(content))
+        left = sum(match.group(1) in later for match in _MARK.finditer(content))
         if content.count(_MARK_WORD) != left:
             raise PageError(page, None, "a figure's place was changed by the Markdown "
                             f"conversion (a mark {_MARK_WORD.strip()!r} is left); put the "

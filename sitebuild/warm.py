@@ -26,7 +26,8 @@ Contract:
   under the same digest.
 - ``Warm.gates`` is the memo the gates take (``sitebuild.gates.run_gates(memo=...)``): each
   gate keys a page's findings by the page, a digest of its HTML and of what else it reads.
-- Each memo keeps one entry per page path and step it has seen (``sitebuild.memo``).
+- Each memo keeps one entry per page and step, or per figure, it has seen
+  (``sitebuild.memo``).
 What no key holds is the code itself (ours, MkDocs', the Markdown extensions) and the
 installed packages: they are what this process imported, and ``serve`` rebuilds in process
 only while nothing outside ``docs/`` has changed since it started (after any other edit every
@@ -123,7 +124,7 @@ class Warm:
         self.search: dict[str, tuple[tuple[str, ...], list[dict[str, Any]]]] = {}
         self.bytecode = _Bytecode()
         self.gates: dict[Any, Any] = {}
-        self.renders: dict[str, Any] = {}  # the hook's, through BuildSettings.page_memo
+        self.renders: dict[Any, Any] = {}  # the hook's, through BuildSettings.page_memo
         self.hits = self.misses = 0
         self.lock = threading.Lock()  # one build at a time: serve's rebuilds and its priming
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 from golden_support import assert_drawing_matches_golden
-from paths import GOLDEN_DIR
+from paths import GOLDEN_DIR, ROOT
 
 from diagrams.errors import RenderError
 from diagrams.plots import Plot, Series, plain_power, render_plot
@@ -92,3 +96,18 @@ def test_a_plot_is_drawn_once(monkeypatch: pytest.MonkeyPatch) -> None:
                         lambda self, renderer: draws.append(renderer) or original(self, renderer))
     render_plot(PLOT)
     assert len(draws) == 1, f"the figure was drawn {len(draws)} times"
+
+
+def test_a_matplotlibrc_changes_no_drawing(tmp_path: Path) -> None:
+    # Another machine's settings (thick lines, a layout engine on every figure, another
+    # default format) must not reach the site: the same plot, the same bytes.
+    rc = tmp_path / "matplotlibrc"
+    rc.write_text("lines.linewidth: 5\nfigure.constrained_layout.use: True\n"
+                  "savefig.format: pdf\nfont.size: 20\naxes.grid: False\n")
+    code = ("import sys; sys.path[:0] = [\"tests\"]; from test_plots import PLOT; "
+            "from diagrams.plots import "
+            "render_plot; sys.stdout.write(render_plot(PLOT))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "MATPLOTLIBRC": str(rc)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == render_plot(PLOT)

@@ -398,18 +398,44 @@ def test_the_page_memo_key_follows_every_input_a_page_reads(context: SiteContext
 
 
 def test_the_explorer_goes_in_after_the_search_plugin_has_read_the_page(
-        golden_traces: TraceSet) -> None:
-    context = SiteContext(golden_traces, {}, None, _Drawing("gf-sweep-gradient"))
-    marks = "\n".join(str(mark) for mark in (context.chart("gf-sweep-gradient"),
-                                              context.explorer()))
-    before = context.insert_figures(marks, "docs/page.md", BEFORE_SEARCH)
-    assert "<svg" in before and "data-gf-explorer" not in before
-    after = context.insert_figures(before, "docs/page.md", AFTER_SEARCH)
-    assert after == context.insert_figures(marks, "docs/page.md")
-    assert "data-gf-explorer" in after and "figure-slot" not in after
-    # The hook's events: MkDocs' search plugin reads the page at priority 0, between them.
+        tmp_path: Path) -> None:
+    """The hook's two events, as MkDocs calls them with the search plugin (priority 0)
+    reading the page between them: the chart goes in before, the explorer after."""
+    name = "gf-sweep-gradient"
+    generated = tmp_path / "generated"
+    generated.mkdir()
+    for file in _Drawing(name).files:
+        (generated / file).write_bytes(_Drawing(name).read(file))
+    settings = BuildSettings(
+        traces={trace_id: GOLDEN_DIR / SCHEMAS[trace_id].file_name
+                for trace_id in (CHAPTER_TRACE, EXPLORER)}, report=None, generated=generated)
+    config = site_hook.on_config(fake_config([], settings))
+    context: SiteContext = site_hook._state["context"]
+    page = SimpleNamespace(file=SimpleNamespace(abs_src_path=None, src_uri="page.md"),
+                           meta={}, content="\n".join(
+                               str(mark) for mark in (context.chart(name), context.explorer())))
+    site_hook.on_page_context({}, page=page, config=config, nav=None)
+    assert "<svg" in page.content and "data-gf-explorer" not in page.content
+    assert "figure-slot explorer" in page.content
+    out = site_hook.on_post_page(f"<html>{page.content}</html>", page=page, config=config)
+    assert "data-gf-explorer" in out and "figure-slot" not in out
+    assert out == f"<html>{context.insert_figures(page.content, 'docs/page.md')}</html>"
     assert getattr(site_hook.on_page_context, "mkdocs_priority", 0) > 0
-    assert not hasattr(site_hook.on_post_page, "mkdocs_priority")
+    assert getattr(site_hook.on_post_page, "mkdocs_priority", 0) > 0
+
+
+@pytest.mark.parametrize(("html", "kinds", "later"), [
+    # Markdown escaped the explorer's mark: found before the search plugin reads the page.
+    ("<p>&lt;!--figure-slot explorer gradient-flow-v1--&gt;</p>", BEFORE_SEARCH, AFTER_SEARCH),
+    # A chart's mark that nothing put in: the last pass finds it.
+    ("<!--figure-slot svg gf-sweep-gradient-->", AFTER_SEARCH, ()),
+])
+def test_a_mark_left_where_no_later_pass_takes_it_fails_the_page(
+        golden_traces: TraceSet, html: str, kinds: tuple[str, ...],
+        later: tuple[str, ...]) -> None:
+    context = SiteContext(golden_traces, {}, None, _Drawing("gf-sweep-gradient"))
+    with pytest.raises(PageError, match=r"^docs/page\.md: a figure's place was changed"):
+        context.insert_figures(html, "docs/page.md", kinds, later)
 
 
 def test_wrappable_code_breaks_only_after_equals_signs_and_dots() -> None:
