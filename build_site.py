@@ -328,7 +328,8 @@ def docs_inputs(args: argparse.Namespace, warm: Warm | None) -> DocsInputs:
     given = given_traces(args.trace)
     # The banner of an unverified trace must survive an in-process rebuild.
     inputs = dataclasses.replace(inputs_on_disk(args, given), unverified=unverified(args, given))
-    traces = TraceSet({trace_id: load_trace(path, SCHEMAS[trace_id])
+    load = warm.trace if warm is not None else load_trace  # serve parses a changed trace only
+    traces = TraceSet({trace_id: load(path, SCHEMAS[trace_id])
                        for trace_id, path in inputs.traces.items()}, CHAPTER_TRACE)
     report = _read_report(inputs.report)
     settings = BuildSettings(traces=dict(inputs.traces), report=inputs.report if report else None,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -29,9 +30,32 @@ SITE_SOURCES = ("docs", "sitebuild", "mkdocs.yml", "build_site.py", "requirement
 
 
 def installed_versions() -> str:
-    """Every installed distribution as ``name==version`` lines, sorted."""
-    return "\n".join(sorted({f"{d.metadata['Name']}=={d.version}"
-                             for d in metadata.distributions()}))
+    """Every installed distribution as ``name==version`` lines, sorted. Reading every
+    package's metadata takes about 20 ms, which each of serve's rebuilds would pay again:
+    the answer is kept while the metadata folders on ``sys.path`` are the same ones, each
+    unchanged since it was read (an install or an upgrade replaces a package's folder)."""
+    key = _metadata_folders()
+    if _VERSIONS.get("key") != key:
+        _VERSIONS["key"] = key
+        _VERSIONS["text"] = "\n".join(sorted({f"{d.metadata['Name']}=={d.version}"
+                                              for d in metadata.distributions()}))
+    return str(_VERSIONS["text"])
+
+
+_VERSIONS: dict[str, object] = {}
+
+
+def _metadata_folders() -> tuple[tuple[str, str, int], ...]:
+    """Each ``*.dist-info`` and ``*.egg-info`` entry on ``sys.path``, with its change time."""
+    found = []
+    for entry in sys.path:
+        try:
+            with os.scandir(entry or ".") as listing:
+                found += [(entry, item.name, item.stat().st_mtime_ns) for item in listing
+                          if item.name.endswith((".dist-info", ".egg-info"))]
+        except OSError:
+            continue
+    return tuple(found)
 
 
 def site_key(root: Path, traces: TraceSet, report: bytes | None, generated_key: str,

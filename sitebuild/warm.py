@@ -14,9 +14,13 @@ Contract:
     every file its snippets read still holds the text they read; a render that logged a
     warning on MkDocs' logger (what strict mode counts) is never kept: it must warn again;
   - the search plugin's entries for a page, keyed by its URL, title, HTML, table of contents
-    and front matter;
+    and front matter, and, for a page that changed, what its HTML reader made of each figure
+    of the page that did not (``sitebuild.gates.islands``: replayed, not read again);
   - the theme's compiled templates (Jinja's own bytecode cache, which checks each
-    template's source).
+    template's source);
+  - the theme's list of files, keyed by its folders and its static templates, when every
+    theme folder belongs to an installed package (a folder of the project's own is listed
+    anew each build).
   It restores MkDocs' own methods when the build ends, failed or not, and hands each build
   its own copy of a remembered table of contents.
 - ``Warm.renders`` is the memo the hook keeps each page's Jinja rendering in
@@ -25,7 +29,11 @@ Contract:
   the hook puts into a page after the conversion (a chart, its values table, the explorer)
   under the same digest.
 - ``Warm.gates`` is the memo the gates take (``sitebuild.gates.run_gates(memo=...)``): each
-  gate keys a page's findings by the page, a digest of its HTML and of what else it reads.
+  gate keys a page's findings by the page, a digest of its HTML and of what else it reads;
+  the audit and the links gate keep there, too, the tokens of each figure of a page
+  (``sitebuild.gates.islands``), which they replay when a page changed around them.
+- ``Warm.trace(path, schema)`` is the trace file at ``path`` parsed, kept while its bytes
+  are the same.
 - Each memo keeps one entry per page and step, or per figure, it has seen
   (``sitebuild.memo``).
 What no key holds is the code itself (ours, MkDocs', the Markdown extensions) and the
@@ -40,16 +48,23 @@ from __future__ import annotations
 
 import copy
 import logging
+import sysconfig
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
 from sitebuild.cache import input_key, sha256_bytes
+from sitebuild.gates.islands import feed_page
+from sitebuild.memo import remembered
+from tracefile import Trace, parse_trace
+from tracefile.parser import read_limited
+from tracefile.schema import TraceSchema
 
 
 def digest(text: str) -> str:
@@ -125,29 +140,42 @@ class Warm:
         self.bytecode = _Bytecode()
         self.gates: dict[Any, Any] = {}
         self.renders: dict[Any, Any] = {}  # the hook's, through BuildSettings.page_memo
+        self.islands: dict[Any, Any] = {}  # the search parser's recorded figures
+        self.theme_files: dict[Any, list[tuple[str, str]]] = {}
+        self.traces: dict[Any, Any] = {}  # parsed traces, by path and content
         self.hits = self.misses = 0
         self.lock = threading.Lock()  # one build at a time: serve's rebuilds and its priming
+
+    def trace(self, path: Path, schema: TraceSchema) -> Trace:
+        """The trace file at ``path`` parsed, kept while its bytes are the same."""
+        data = read_limited(Path(path))
+        return remembered(self.traces, ("trace", str(path), schema.trace_id),
+                          sha256_bytes(data), lambda: parse_trace(data, str(path), schema))
 
     @contextmanager
     def mkdocs(self) -> Iterator[None]:
         """Remember page renders, search entries and compiled templates for one build."""
-        from material.plugins.search.plugin import SearchIndex
+        from material.plugins.search.plugin import Parser, SearchIndex
+        from mkdocs.structure.files import Files
         from mkdocs.structure.pages import Page
         from mkdocs.theme import Theme
         from pymdownx.snippets import SnippetPreprocessor
 
         saved = (Page.render, SearchIndex.add_entry_from_context, Theme.get_env,
-                 SnippetPreprocessor.read_lines)
+                 SnippetPreprocessor.read_lines, Parser.feed, Files.add_files_from_theme)
         reads: list[tuple[str, str, str]] = []
+        indexed: list[str] = [""]  # the page the search plugin is reading
         Page.render = self._render_with(saved[0], reads, {})
-        SearchIndex.add_entry_from_context = self._index_with(saved[1])
+        SearchIndex.add_entry_from_context = self._index_with(saved[1], indexed)
         Theme.get_env = self._env_with(saved[2])
         SnippetPreprocessor.read_lines = _recording(saved[3], reads)
+        Parser.feed = self._search_feed(indexed)
+        Files.add_files_from_theme = self._theme_files_with(saved[5])
         try:
             yield
         finally:
             (Page.render, SearchIndex.add_entry_from_context, Theme.get_env,
-             SnippetPreprocessor.read_lines) = saved
+             SnippetPreprocessor.read_lines, Parser.feed, Files.add_files_from_theme) = saved
 
     def _render_with(self, render: Any, reads: list[tuple[str, str, str]],
                      build_keys: dict[int, str]) -> Any:
@@ -180,7 +208,7 @@ class Warm:
 
         return memo_render
 
-    def _index_with(self, add: Any) -> Any:
+    def _index_with(self, add: Any, indexed: list[str]) -> Any:
         warm = self
 
         def memo_add(index: Any, page: Any) -> None:
@@ -190,10 +218,42 @@ class Warm:
                 index.entries.extend(copy.deepcopy(kept[1]))
                 return
             before = len(index.entries)
+            indexed[0] = page.url
             add(index, page)
             warm.search[page.url] = (key, copy.deepcopy(index.entries[before:]))
 
         return memo_add
+
+    def _search_feed(self, indexed: list[str]) -> Any:
+        islands = self.islands
+
+        def feed(parser: HTMLParser, data: str) -> None:
+            # The search parser reads a page's figures (charts, values tables) as the gates do.
+            feed_page(parser, data, f"search {indexed[0]}", islands)
+
+        return feed
+
+    def _theme_files_with(self, add: Any) -> Any:
+        listed = self.theme_files
+
+        def memo_theme_files(files: Any, env: jinja2.Environment, config: Any) -> None:
+            from mkdocs.structure.files import File
+
+            dirs = tuple(config.theme.dirs)
+            if not all(_installed(folder) for folder in dirs):
+                add(files, env, config)  # a theme folder of the project's own may change
+                return
+            key = (dirs, tuple(sorted(config.theme.static_templates)))
+            kept = listed.get(key)
+            if kept is None:
+                scratch = type(files)([])
+                add(scratch, env, config)  # every theme file, as MkDocs lists and finds them
+                kept = listed[key] = [(file.src_uri, file.src_dir) for file in scratch]
+            for path, folder in kept:  # what MkDocs' own loop does with each
+                if files.get_file_from_path(path) is None:
+                    files.append(File(path, folder, config.site_dir, config.use_directory_urls))
+
+        return memo_theme_files
 
     def _env_with(self, get_env: Any) -> Any:
         bytecode = self.bytecode
@@ -204,6 +264,13 @@ class Warm:
             return env
 
         return memo_env
+
+
+def _installed(folder: str) -> bool:
+    """Whether ``folder`` belongs to an installed package (what serve never sees change)."""
+    paths = sysconfig.get_paths()
+    return any(Path(folder).resolve().is_relative_to(Path(paths[kind]).resolve())
+               for kind in ("purelib", "platlib"))
 
 
 def _recording(read_lines: Any, reads: list[tuple[str, str, str]]) -> Any:

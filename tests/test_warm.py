@@ -23,7 +23,7 @@ from sitebuild.gates import audit, links
 from sitebuild.mkdocs_run import mkdocs_build
 from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, BuildSettings
 from sitebuild.warm import Warm
-from tracefile import SCHEMAS, Trace, TraceSet
+from tracefile import SCHEMAS, LocatedError, Trace, TraceSet
 
 CONFIG = """\
 site_name: Tiny
@@ -50,7 +50,8 @@ validation:
     anchors: warn
 """
 ONE = "# One\n\nSee [the second part](two.md#second-part).\n\n--8<-- \"src/listing.py\"\n"
-TWO = "# Two\n\n## Second part\n\nWords.\n"
+TWO = ("# Two\n\n## Second part\n\nWords.\n\n"
+       '<figure class="chart"><p>A figure the search reads.</p></figure>\n')
 
 
 @pytest.fixture
@@ -82,7 +83,40 @@ def test_a_warm_rebuild_writes_what_a_cold_build_writes(tiny: Path, tmp_path: Pa
     again = build(tiny, tmp_path / "warm", warm)
     assert (warm.hits, warm.misses) == (1, 3)  # only the edited page was rendered
     assert again == build(tiny, tmp_path / "cold", None)
-    assert "More words." in (tmp_path / "warm" / "search" / "search_index.json").read_text()
+    index = (tmp_path / "warm" / "search" / "search_index.json").read_text()
+    assert "More words." in index and "A figure the search reads." in index
+    # The search read the edited page's figure from its recording, and the theme's files
+    # from the one listing of the installed theme.
+    assert warm.islands[("island", "search two.html", 0)][1] is not None
+    assert len(warm.theme_files) == 1
+
+
+def test_a_theme_folder_of_the_project_is_listed_every_build(tiny: Path, tmp_path: Path) -> None:
+    config = tiny / "mkdocs.yml"
+    config.write_text(CONFIG.replace("  name: material", "  name: material\n"
+                                     "  custom_dir: overrides"), encoding="utf-8")
+    (tiny / "overrides" / "assets").mkdir(parents=True)
+    (tiny / "overrides" / "assets" / "first.css").write_text("p {}\n", encoding="utf-8")
+    warm = Warm()
+    build(tiny, tmp_path / "first", warm)
+    (tiny / "overrides" / "assets" / "second.css").write_text("a {}\n", encoding="utf-8")
+    again = build(tiny, tmp_path / "warm", warm)
+    assert "assets/second.css" in again and warm.theme_files == {}
+    assert again == build(tiny, tmp_path / "cold", None)
+
+
+def test_a_trace_is_parsed_again_only_when_its_bytes_change(tmp_path: Path,
+                                                           trace_text: str) -> None:
+    warm, path = Warm(), tmp_path / "chapter.trace"
+    path.write_text(trace_text, encoding="utf-8")
+    schema = SCHEMAS[CHAPTER_TRACE]
+    first = warm.trace(path, schema)
+    assert warm.trace(path, schema) is first
+    path.write_text(trace_text.replace("\n", "\n\n", 1), encoding="utf-8")
+    with pytest.raises(LocatedError):  # read again, and this text is not a trace
+        warm.trace(path, schema)
+    path.write_text(trace_text, encoding="utf-8")
+    assert warm.trace(path, schema) is first  # a failed parse keeps nothing
 
 
 def test_an_edited_snippet_source_renders_its_page_again(tiny: Path, tmp_path: Path) -> None:
@@ -155,14 +189,15 @@ def test_a_render_that_warned_warns_again(tiny: Path, tmp_path: Path) -> None:
 
 
 def test_mkdocs_methods_come_back_after_a_failed_build(tiny: Path, tmp_path: Path) -> None:
-    from material.plugins.search.plugin import SearchIndex
+    from material.plugins.search.plugin import Parser, SearchIndex
+    from mkdocs.structure.files import Files
     from mkdocs.structure.pages import Page
     from mkdocs.theme import Theme
     from pymdownx.snippets import SnippetPreprocessor
 
     def patched() -> tuple[object, ...]:
         return (Page.render, SearchIndex.add_entry_from_context, Theme.get_env,
-                SnippetPreprocessor.read_lines)
+                SnippetPreprocessor.read_lines, Parser.feed, Files.add_files_from_theme)
 
     before = patched()
     (tiny / "docs" / "one.md").write_text("[gone](missing.md)\n", encoding="utf-8")
@@ -212,7 +247,7 @@ def test_the_chapter_rebuilt_warm_is_the_chapter_built_cold(site_build: BuiltSit
 
     warm = Warm()
     built(tmp_path / "first", warm)
-    page = root / "docs" / "building.md"
+    page = root / "docs" / "labs" / "gradient-flow.md"  # the page with the most figures
     page.write_text(page.read_text(encoding="utf-8") + "\nOne more sentence.\n",
                     encoding="utf-8")
     again = built(tmp_path / "warm", warm)
@@ -224,6 +259,10 @@ def test_the_chapter_rebuilt_warm_is_the_chapter_built_cold(site_build: BuiltSit
     assert set(warm.renders) - {("figure", *f) for f in figures} == {
         (page, "render") for page in pages}
     assert {kind for kind, _ in figures} == {"svg", "values", "explorer"}
+    # The search read the edited page's figures from their recordings.
+    replayed = [events for (_, page_name, _), (_, events) in warm.islands.items()
+                if page_name == "search labs/gradient-flow.html"]
+    assert len(replayed) > 1 and None not in replayed
 
 
 def test_the_audit_memo_follows_the_drawings_and_the_lock(

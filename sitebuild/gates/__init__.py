@@ -22,7 +22,9 @@ touch the network (a site that cannot be read at all raises `GateError`):
 - "trace" (`sitebuild.gates.published`): the published trace and the Trace page's raw
   listing are the checked trace, byte for byte.
 The audit's helpers: `sitebuild.gates.figures` (each inline diagram against the trace's),
-`sitebuild.gates.bibliography` (the citations it accepts); every gate's vocabulary
+`sitebuild.gates.bibliography` (the citations it accepts); the audit's and the links gate's
+reader under a memo, which replays a page's unchanged figures: `sitebuild.gates.islands`;
+every gate's vocabulary
 (`Finding`, the walk over pages, what a code listing is): `sitebuild.gates.pages`.
 The browser, reproducibility and bad-input gates need a browser or whole builds; they live
 in the test suite (`tests/test_browser.py`, `tests/test_reproducible.py`,

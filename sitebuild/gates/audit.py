@@ -37,6 +37,7 @@ from sitebuild.cache import input_key, sha256_bytes
 from sitebuild.citations import Reference
 from sitebuild.gates.bibliography import ROOT, project_references, rendered_citations
 from sitebuild.gates.figures import ExpectedDiagrams, SvgText, compare_svg, svg_text
+from sitebuild.gates.islands import feed_page
 from sitebuild.gates.pages import (
     READER_ATTRS,
     SHOWN_ATTRS,
@@ -82,7 +83,7 @@ def audit_site(site_dir: Path, trace: Trace | TraceSet,
     for page, text in html_pages(site_dir):
         inputs = (sha256_bytes(text.encode("utf-8")), context) if memo is not None else None
         findings.extend(remembered(memo, (GATE, page), inputs, lambda page=page, text=text:
-                                   audit_page(page, text, trace, diagrams, citations)))
+                                   audit_page(page, text, trace, diagrams, citations, memo)))
     return findings
 
 
@@ -121,10 +122,12 @@ def with_published(site_dir: Path, traces: Trace | TraceSet) -> TraceSet:
 
 def audit_page(page: str, html: str, trace: Trace | TraceSet,
                diagrams: ExpectedDiagrams | None = None,
-               citations: frozenset[str] = frozenset()) -> list[Finding]:
-    """Audit one page's HTML (`citations`: the exact HTML of every accepted citation)."""
+               citations: frozenset[str] = frozenset(),
+               memo: MutableMapping[Any, Any] | None = None) -> list[Finding]:
+    """Audit one page's HTML (`citations`: the exact HTML of every accepted citation; `memo`:
+    a long-lived process's, whose recorded figures are replayed, `sitebuild.gates.islands`)."""
     parser = _AuditParser(page, html, trace, diagrams or ExpectedDiagrams(trace), citations)
-    parser.feed(html)
+    feed_page(parser, html, page, memo)
     parser.close()
     return parser.finish(prose=page not in THEME_PAGES)
 
@@ -219,7 +222,10 @@ class _AuditParser(HTMLParser):
             self.cite = _Citation(self.line_starts[row - 1] + col, len(self.stack), frame.tag)
         if frame.hidden:
             return
+        present = {name for name, _ in attrs}  # most tags have none of the names below
         for name in (*READER_ATTRS, *SHOWN_ATTRS.get(frame.tag, ())):
+            if name not in present:
+                continue
             value = attr(attrs, name)
             # Only the tooltip of the span being checked is exempt: a `.tv` nested inside
             # another is not checked against the trace, so its title is audited as prose.

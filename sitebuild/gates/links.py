@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from sitebuild.cache import sha256_bytes
+from sitebuild.gates.islands import feed_page
 from sitebuild.gates.pages import Finding, attr, html_pages, read_text
 from sitebuild.memo import remembered
 from tracefile.errors import shorten
@@ -104,7 +105,7 @@ def _page_links(page: str, text: str, memo: MutableMapping[Any, Any] | None
     them for this very HTML."""
     def parse() -> tuple[frozenset[str], list[LinkRef], list[Finding]]:
         parser = _LinkParser(page)
-        parser.feed(text)
+        feed_page(parser, text, page, memo)
         parser.close()
         return frozenset(parser.ids), list(parser.references), list(parser.findings)
 
@@ -191,7 +192,10 @@ class _LinkParser(HTMLParser):
         if tag == "a":
             self._anchor(attr(attrs, "name"), line, duplicate_ok=True)
         resource = _is_resource(tag, attrs)
+        present = {name for name, _ in attrs}  # most tags have none of the names below
         for name in URL_ATTRS:
+            if name not in present:
+                continue
             value = attr(attrs, name)
             if name == "data" and tag != "object":
                 continue  # only <object data> is a URL
