@@ -154,7 +154,8 @@ class Warm:
 
     @contextmanager
     def mkdocs(self) -> Iterator[None]:
-        """Remember page renders, search entries and compiled templates for one build."""
+        """Remember page renders, search entries, compiled templates and the theme's files
+        for one build."""
         from material.plugins.search.plugin import Parser, SearchIndex
         from mkdocs.structure.files import Files
         from mkdocs.structure.pages import Page
@@ -163,6 +164,7 @@ class Warm:
 
         saved = (Page.render, SearchIndex.add_entry_from_context, Theme.get_env,
                  SnippetPreprocessor.read_lines, Parser.feed, Files.add_files_from_theme)
+        own_feed = vars(Parser).get("feed")  # None: the search parser inherits HTMLParser's
         reads: list[tuple[str, str, str]] = []
         indexed: list[str] = [""]  # the page the search plugin is reading
         Page.render = self._render_with(saved[0], reads, {})
@@ -176,6 +178,8 @@ class Warm:
         finally:
             (Page.render, SearchIndex.add_entry_from_context, Theme.get_env,
              SnippetPreprocessor.read_lines, Parser.feed, Files.add_files_from_theme) = saved
+            if own_feed is None:
+                del Parser.feed
 
     def _render_with(self, render: Any, reads: list[tuple[str, str, str]],
                      build_keys: dict[int, str]) -> Any:

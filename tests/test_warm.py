@@ -12,6 +12,7 @@ import dataclasses
 import inspect
 import shutil
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -199,11 +200,18 @@ def test_mkdocs_methods_come_back_after_a_failed_build(tiny: Path, tmp_path: Pat
         return (Page.render, SearchIndex.add_entry_from_context, Theme.get_env,
                 SnippetPreprocessor.read_lines, Parser.feed, Files.add_files_from_theme)
 
-    before = patched()
+    def classes() -> list[dict[str, object]]:
+        return [dict(vars(cls)) for cls in (Page, SearchIndex, Theme, SnippetPreprocessor,
+                                            Parser, Files)]
+
+    before, owned = patched(), classes()
     (tiny / "docs" / "one.md").write_text("[gone](missing.md)\n", encoding="utf-8")
     with pytest.raises(BuildError):
         build(tiny, tmp_path / "site", Warm())
     assert patched() == before
+    assert classes() == owned
+    # Nothing left behind, not even the inherited method that was wrapped.
+    assert vars(Parser).get("feed", None) is not HTMLParser.feed
 
 
 @pytest.mark.slow
