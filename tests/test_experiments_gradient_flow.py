@@ -29,7 +29,7 @@ from engine.experiments.gradient_flow.placement import PlacementConfig, norm_pla
 from engine.experiments.gradient_flow.scalar import TenLayersConfig, depth_gradients, ten_layers
 from engine.experiments.gradient_flow.silent import SilentConfig, silent_branches
 from engine.experiments.gradient_flow.sweep import SweepConfig, depth_sweep
-from engine.experiments.gradient_flow.training import TrainingConfig, trainability
+from engine.experiments.gradient_flow.training import StackTrainingConfig, trainability
 from engine.fixtures import constants as c
 
 # Both modules run the whole lab once (gradient_flow_support); one worker of the parallel fast
@@ -39,7 +39,7 @@ pytestmark = pytest.mark.xdist_group("gradient-flow-lab")
 SMALL_SWEEP = SweepConfig(width=4, hidden=8, batch=3, depths=(1, 3), activations=("relu",))
 SMALL_PLACEMENT = PlacementConfig(width=4, hidden=8, batch=6, vocab=5, repeats=2, blocks=(3,),
                                   chunk=3)
-SMALL_TRAINING = TrainingConfig(width=4, hidden=4, depths=(2,), samples=8, steps=6, points=3)
+SMALL_TRAINING = StackTrainingConfig(width=4, hidden=4, depths=(2,), samples=8, steps=6, points=3)
 
 
 @pytest.fixture(scope="session")

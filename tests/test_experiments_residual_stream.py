@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from engine.data import ArithmeticCorpus
-from engine.experiments.residual_stream.common import MAX_POINTS, Progress, mean_loss, walk
+from engine.experiments.residual_stream.common import MAX_POINTS, LabProgress, mean_loss, walk
 from engine.experiments.residual_stream.cost import flops, tape_memory
 from engine.experiments.residual_stream.precision import (
     lost_fraction,
@@ -33,15 +33,15 @@ from engine.experiments.residual_stream.quantization import quantization, quanti
 from engine.experiments.residual_stream.stream import early_exit, logit_lens, stream_sum
 from engine.experiments.residual_stream.surgery import lesions, pruning, skipped_loss
 from engine.experiments.residual_stream.training import (
-    TrainingConfig,
+    DecoderTrainingConfig,
     corpus_facts,
     trainability,
 )
 from engine.models import Decoder, DecoderConfig
 
 SMALL = dict(width=8, depth=3, heads=2, mlp_ratio=2, seed=5)
-TINY_TRAINING = TrainingConfig(width=8, heads=2, mlp_ratio=2, depths=(1, 2), steps=4, batch=2,
-                               eval_every=2, eval_sequences=2, curve_points=2)
+TINY_TRAINING = DecoderTrainingConfig(width=8, heads=2, mlp_ratio=2, depths=(1, 2), steps=4,
+                                      batch=2, eval_every=2, eval_sequences=2, curve_points=2)
 
 
 @pytest.fixture(scope="module")
@@ -200,7 +200,7 @@ def test_shortcuts(corpus) -> None:
 
 def test_tiny_trainability_and_corpus_facts(corpus) -> None:
     stream = io.StringIO()
-    result = trainability(corpus, 3, TINY_TRAINING, Progress(1, stream))
+    result = trainability(corpus, 3, TINY_TRAINING, LabProgress(1, stream))
     assert [r.curve for r in result.runs] == [
         "residual-prenorm-one", "residual-prenorm-two", "plain-prenorm-one",
         "plain-prenorm-two", "residual-postnorm-two"]

@@ -24,7 +24,7 @@ from engine.experiments.gradient_flow.placement import Placement, PlacementConfi
 from engine.experiments.gradient_flow.scalar import TenLayers, TenLayersConfig, ten_layers
 from engine.experiments.gradient_flow.silent import Silent, SilentConfig, silent_branches
 from engine.experiments.gradient_flow.sweep import Sweep, SweepConfig, depth_sweep
-from engine.experiments.gradient_flow.training import Training, TrainingConfig, trainability
+from engine.experiments.gradient_flow.training import StackTrainingConfig, Training, trainability
 
 #: The lab's seed (the chapter's number); the experiments without randomness ignore it.
 LAB_SEED = 24
@@ -53,6 +53,6 @@ def gradient_flow_results(seed: int = LAB_SEED) -> GradientFlowResults:
         sweep=depth_sweep(seed, SweepConfig()),
         silent=silent_branches(seed, SilentConfig()),
         placement=norm_placement(seed, PlacementConfig()),
-        training=trainability(seed, TrainingConfig()),
+        training=trainability(seed, StackTrainingConfig()),
         explorer=explorer_grid(seed, ExplorerConfig()),
     )

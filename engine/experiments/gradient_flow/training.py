@@ -30,7 +30,7 @@ MODELS = {"plain": ("plain", "default"), "residual": ("residual", "zero")}
 
 
 @dataclass(frozen=True)
-class TrainingConfig:
+class StackTrainingConfig:
     width: int = 16
     hidden: int = 16
     depths: tuple[int, ...] = (2, 8, 32)
@@ -74,7 +74,7 @@ class Training:
     residual_init: str = MODELS["residual"][1]
 
 
-def teacher_task(seed: int, config: TrainingConfig) -> tuple[np.ndarray, np.ndarray]:
+def teacher_task(seed: int, config: StackTrainingConfig) -> tuple[np.ndarray, np.ndarray]:
     """Inputs ``[samples, width]`` and standardized targets ``[samples, 1]``."""
     rng = np.random.default_rng((seed, 1))
     inputs = init.normal(rng, (config.samples, config.width), 1.0)
@@ -85,7 +85,7 @@ def teacher_task(seed: int, config: TrainingConfig) -> tuple[np.ndarray, np.ndar
     return inputs, (targets - targets.mean()) / targets.std()
 
 
-def train_model(config: TrainingConfig, variant: str, depth: int, seed: int,
+def train_model(config: StackTrainingConfig, variant: str, depth: int, seed: int,
                 task: tuple[np.ndarray, np.ndarray]) -> TrainingCurve:
     """Full-batch SGD for ``config.steps`` steps; the loss is sampled every ``steps/points``."""
     kind, w2_init = MODELS[variant]
@@ -115,7 +115,7 @@ def train_model(config: TrainingConfig, variant: str, depth: int, seed: int,
                          curve[0], final[0], diverged or not np.isfinite(padded[-1]))
 
 
-def trainability(seed: int, config: TrainingConfig) -> Training:
+def trainability(seed: int, config: StackTrainingConfig) -> Training:
     """Every variant of `MODELS` at every depth, on one task, from one seed."""
     task = teacher_task(seed, config)
     curves = tuple(train_model(config, variant, depth, seed, task)

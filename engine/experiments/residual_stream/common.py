@@ -4,7 +4,7 @@ forward walk that the analyses bend (skip a block, freeze a token, round the str
 Contract:
 - Results leave the engine as plain Python values (tuples of floats or ints, words, bools);
   a curve holds at most `MAX_POINTS` points.
-- `Progress` prints one line per experiment to stderr (what runs, steps, elapsed seconds);
+- `LabProgress` prints one line per experiment to stderr (what runs, steps, elapsed seconds);
   nothing it prints reaches a trace, so traces stay free of times.
 - `walk(model, tokens, ...)` runs a trained `Decoder` sublayer by sublayer on numpy values and
   returns every stream state ``x_0 .. x_L``. With no options it computes exactly what
@@ -34,7 +34,7 @@ AfterBlock = Callable[[int, np.ndarray, np.ndarray], np.ndarray]
 MAX_POINTS = 50
 
 
-class Progress:
+class LabProgress:
     """One stderr line per step of the lab: ``residual-stream [n/N] what (elapsed s)``."""
 
     def __init__(self, total: int, stream: Any = None) -> None:

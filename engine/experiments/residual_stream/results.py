@@ -18,7 +18,7 @@ from typing import Any
 
 from engine.blas import single_threaded_blas
 from engine.data import ArithmeticCorpus
-from engine.experiments.residual_stream.common import Progress
+from engine.experiments.residual_stream.common import LabProgress
 from engine.experiments.residual_stream.cost import Flops, TapeMemory, flops, tape_memory
 from engine.experiments.residual_stream.precision import Precision, precision
 from engine.experiments.residual_stream.projection import (
@@ -38,8 +38,8 @@ from engine.experiments.residual_stream.stream import (
 from engine.experiments.residual_stream.surgery import Lesion, Pruning, lesions, pruning
 from engine.experiments.residual_stream.training import (
     CorpusFacts,
+    DecoderTrainingConfig,
     Trainability,
-    TrainingConfig,
     corpus_facts,
     trainability,
 )
@@ -86,14 +86,14 @@ class ResidualStreamResults:
     projection: Projection
 
 
-def residual_stream_results(seed: int = LAB_SEED, training: TrainingConfig | None = None,
+def residual_stream_results(seed: int = LAB_SEED, training: DecoderTrainingConfig | None = None,
                             analysis: AnalysisConfig | None = None,
                             projection_config: ProjectionConfig | None = None,
                             progress_stream: Any = None) -> ResidualStreamResults:
     """Run experiments zero to eight; see the module docstring."""
-    training = training or TrainingConfig()
+    training = training or DecoderTrainingConfig()
     analysis = analysis or AnalysisConfig()
-    progress = Progress(8, progress_stream if progress_stream is not None else sys.stderr)
+    progress = LabProgress(8, progress_stream if progress_stream is not None else sys.stderr)
     corpus = ArithmeticCorpus()
     progress(0, "corpus facts")
     facts = corpus_facts(corpus)
@@ -104,8 +104,8 @@ def residual_stream_results(seed: int = LAB_SEED, training: TrainingConfig | Non
 
 
 def _analyses(corpus: ArithmeticCorpus, seed: int, facts: CorpusFacts, trained: Trainability,
-              training: TrainingConfig, config: AnalysisConfig,
-              projection_config: ProjectionConfig, progress: Progress,
+              training: DecoderTrainingConfig, config: AnalysisConfig,
+              projection_config: ProjectionConfig, progress: LabProgress,
               ) -> ResidualStreamResults:
     deep, shallow = max(training.depths), min(training.depths)
     residual = next(r for r in trained.runs if r.depth == deep and r.norm == "pre")

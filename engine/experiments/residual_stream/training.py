@@ -1,7 +1,7 @@
 """Experiments 0 and 1: the corpus's facts, and which decoders train on it.
 
 Contract: `corpus_facts` reads the arithmetic corpus (engine/data) and its reference losses.
-`trainability` trains, with `engine.models.train.train` and one `TrainingConfig`, a residual
+`trainability` trains, with `engine.models.train.train` and one `DecoderTrainingConfig`, a residual
 and a plain pre-norm decoder at every depth, then a residual post-norm decoder at the deepest
 depth; every run uses the same width, steps, batch, learning rate and schedule, with no
 warm-up (so the deepest residual run is also the pre-norm run without warm-up that the
@@ -21,7 +21,7 @@ import numpy as np
 
 from engine.data import ArithmeticCorpus
 from engine.experiments.residual_stream.common import (
-    Progress,
+    LabProgress,
     Vector,
     readout,
     token_losses,
@@ -56,7 +56,7 @@ def corpus_facts(corpus: ArithmeticCorpus) -> CorpusFacts:
 
 
 @dataclass(frozen=True)
-class TrainingConfig:
+class DecoderTrainingConfig:
     width: int = 32
     heads: int = 4
     mlp_ratio: int = 2
@@ -128,7 +128,7 @@ def sum_digit_loss(model: Decoder, corpus: ArithmeticCorpus) -> float:
     return float(np.mean(losses[:, (place >= 2 * digits + 2) & (place <= 3 * digits + 2)]))
 
 
-def train_one(corpus: ArithmeticCorpus, config: TrainingConfig, seed: int, variant: str,
+def train_one(corpus: ArithmeticCorpus, config: DecoderTrainingConfig, seed: int, variant: str,
               norm: str, depth: int) -> Run:
     model_config = DecoderConfig(vocab_size=corpus.tokenizer.vocab_size,
                                  context=corpus.sequence_length, width=config.width,
@@ -145,8 +145,8 @@ def train_one(corpus: ArithmeticCorpus, config: TrainingConfig, seed: int, varia
                result.model)
 
 
-def trainability(corpus: ArithmeticCorpus, seed: int, config: TrainingConfig,
-                 progress: Progress | None = None, number: int = 1) -> Trainability:
+def trainability(corpus: ArithmeticCorpus, seed: int, config: DecoderTrainingConfig,
+                 progress: LabProgress | None = None, number: int = 1) -> Trainability:
     """Residual and plain at every depth, then post-norm at the deepest; see the docstring."""
     plan = [(v, "pre", d) for v in ("residual", "plain") for d in config.depths]
     plan.append(("residual", "post", max(config.depths)))
@@ -159,7 +159,7 @@ def trainability(corpus: ArithmeticCorpus, seed: int, config: TrainingConfig,
     return _verdict(corpus, config, seed, tuple(runs))
 
 
-def _verdict(corpus: ArithmeticCorpus, config: TrainingConfig, seed: int,
+def _verdict(corpus: ArithmeticCorpus, config: DecoderTrainingConfig, seed: int,
              runs: tuple[Run, ...]) -> Trainability:
     residual = [r for r in runs if r.variant == "residual" and r.norm == "pre"]
     best = min(residual, key=lambda r: r.final_validation)
