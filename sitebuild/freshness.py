@@ -13,6 +13,7 @@ the site itself carries no build metadata.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -34,15 +35,14 @@ def installed_versions() -> str:
     package's metadata takes about 20 ms, which each of serve's rebuilds would pay again:
     the answer is kept while the metadata folders on ``sys.path`` are the same ones, each
     unchanged since it was read (an install or an upgrade replaces a package's folder)."""
-    key = _metadata_folders()
-    if _VERSIONS.get("key") != key:
-        _VERSIONS["key"] = key
-        _VERSIONS["text"] = "\n".join(sorted({f"{d.metadata['Name']}=={d.version}"
-                                              for d in metadata.distributions()}))
-    return str(_VERSIONS["text"])
+    return _versions(_metadata_folders())
 
 
-_VERSIONS: dict[str, object] = {}
+@functools.lru_cache(maxsize=1)
+def _versions(folders: tuple[tuple[str, str, int], ...]) -> str:
+    """The versions, read while ``folders`` are the metadata folders on ``sys.path``."""
+    return "\n".join(sorted({f"{d.metadata['Name']}=={d.version}"
+                             for d in metadata.distributions()}))
 
 
 def _metadata_folders() -> tuple[tuple[str, str, int], ...]:

@@ -23,7 +23,7 @@ def test_installed_versions_are_read_again_when_a_metadata_folder_changes(
     site = tmp_path / "site-packages"
     (site / "alpha-1.0.dist-info").mkdir(parents=True)
     monkeypatch.setattr("sys.path", [str(site)])
-    monkeypatch.setattr(freshness, "_VERSIONS", {})
+    freshness._versions.cache_clear()
     installed = [SimpleNamespace(metadata={"Name": "alpha"}, version="1.0")]
     monkeypatch.setattr(metadata, "distributions", lambda: list(installed))
     assert freshness.installed_versions() == "alpha==1.0"
@@ -31,3 +31,4 @@ def test_installed_versions_are_read_again_when_a_metadata_folder_changes(
     assert freshness.installed_versions() == "alpha==1.0"  # the same folders: kept
     (site / "beta-2.0.dist-info").mkdir()
     assert freshness.installed_versions() == "alpha==1.0\nbeta==2.0"
+    freshness._versions.cache_clear()  # the next test reads the real folders afresh
