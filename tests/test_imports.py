@@ -141,8 +141,10 @@ def third_party(root: Path, tops: Iterable[str]) -> set[str]:
     for path in sources(root, tops):
         for module in imports_of(path, root):
             top = module.split(".")[0]
+            # A module beside the importing file (a test's support module, a benchmark's
+            # sibling) is the project's own, run with its folder on the path.
             if top and top not in sys.stdlib_module_names and top not in OURS and top not in (
-                    "tests",) and not (root / "tests" / f"{top}.py").is_file():
+                    "tests",) and not (path.parent / f"{top}.py").is_file():
                 names.add(DISTRIBUTION_OF.get(top, top.replace("_", "-")).lower())
     return names
 
