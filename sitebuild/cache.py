@@ -10,8 +10,7 @@ Contract:
 - ``Cache(root).lookup(kind, key)`` returns ``(files, status)``: ``files`` maps a relative
   file name to its bytes (``None`` unless ``status`` is ``"hit"``), ``status`` is ``"hit"``,
   ``"miss"`` or ``"rebuilt (...)"`` when a corrupted entry was found and deleted;
-  ``store(kind, key, files)`` writes an entry. ``fetch_or_build(kind, key, build)`` is both
-  in one call.
+  ``store(kind, key, files)`` writes an entry (the pipeline stores what it built on a miss).
 - An entry is the folder ``<root>/<kind>-<key>/`` holding the files plus
   ``MANIFEST.json`` (file name → sha256). An entry is corrupt when the manifest is
   unreadable, a listed file is missing or differs from its hash, or an unlisted file
@@ -28,7 +27,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from sitebuild.publish import write_folder
@@ -92,17 +91,6 @@ class Cache:
             return files, "hit"
         shutil.rmtree(entry, ignore_errors=True)
         return None, f"rebuilt ({problem})"
-
-    def fetch_or_build(
-        self, kind: str, key: str, build: Callable[[], Mapping[str, bytes]]
-    ) -> tuple[dict[str, bytes], str]:
-        """Return the cached files for ``key``, building and storing them on a miss."""
-        cached, status = self.lookup(kind, key)
-        if cached is not None:
-            return cached, status
-        files = dict(build())
-        self.store(kind, key, files)
-        return files, status
 
     @staticmethod
     def load(entry: Path) -> tuple[dict[str, bytes], str | None]:

@@ -37,13 +37,24 @@ class Builder:
         return dict(self.files)
 
 
+def fetch_or_build(cache: Cache, kind: str, key: str,
+                   build: Callable[[], dict[str, bytes]]) -> tuple[dict[str, bytes], str]:
+    """What the pipeline does with an entry: look it up, and build and store it on a miss."""
+    cached, status = cache.lookup(kind, key)
+    if cached is not None:
+        return cached, status
+    files = build()
+    cache.store(kind, key, files)
+    return files, status
+
+
 FILES = {"forward.svg": b"<svg>forward</svg>", "sub/stack.html": b"<table></table>"}
 
 
 def test_miss_then_hit_returns_the_same_bytes(tmp_path: Path) -> None:
     cache, build = Cache(tmp_path), Builder(FILES)
-    first, status1 = cache.fetch_or_build("generated", "k1", build)
-    second, status2 = cache.fetch_or_build("generated", "k1", build)
+    first, status1 = fetch_or_build(cache, "generated", "k1", build)
+    second, status2 = fetch_or_build(cache, "generated", "k1", build)
     assert (status1, status2) == ("miss", "hit")
     assert first == second == FILES
     assert build.calls == 1
@@ -58,8 +69,8 @@ def test_a_changed_input_is_a_new_key_and_a_miss(tmp_path: Path) -> None:
     after = input_key([("trace", "T"), *tree_parts(src, tmp_path)])
     assert before != after
     cache, build = Cache(tmp_path / "cache"), Builder(FILES)
-    cache.fetch_or_build("generated", before, build)
-    _, status = cache.fetch_or_build("generated", after, build)
+    fetch_or_build(cache, "generated", before, build)
+    _, status = fetch_or_build(cache, "generated", after, build)
     assert status == "miss" and build.calls == 2
 
 
@@ -88,13 +99,13 @@ def test_keys_are_unambiguous_and_ignore_bytecode(tmp_path: Path) -> None:
 )
 def test_a_corrupted_entry_is_detected_and_rebuilt(tmp_path: Path, damage, problem) -> None:
     cache, build = Cache(tmp_path), Builder(FILES)
-    cache.fetch_or_build("generated", "k", build)
+    fetch_or_build(cache, "generated", "k", build)
     damage(cache.entry_dir("generated", "k"))
-    files, status = cache.fetch_or_build("generated", "k", build)
+    files, status = fetch_or_build(cache, "generated", "k", build)
     assert status.startswith("rebuilt (") and problem in status
     assert files == FILES and build.calls == 2
     # The rebuilt entry is whole again: the next fetch is a plain hit.
-    assert cache.fetch_or_build("generated", "k", build)[1] == "hit"
+    assert fetch_or_build(cache, "generated", "k", build)[1] == "hit"
 
 
 def test_a_failing_build_leaves_no_entry_behind(tmp_path: Path) -> None:
@@ -104,22 +115,22 @@ def test_a_failing_build_leaves_no_entry_behind(tmp_path: Path) -> None:
         raise RuntimeError("dot crashed")
 
     with pytest.raises(RuntimeError):
-        cache.fetch_or_build("generated", "k", broken)
+        fetch_or_build(cache, "generated", "k", broken)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_old_entries_are_pruned(tmp_path: Path) -> None:
     cache = Cache(tmp_path, keep=2)
     for key in ("a", "b", "c"):
-        cache.fetch_or_build("generated", key, Builder(FILES))
+        fetch_or_build(cache, "generated", key, Builder(FILES))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["generated-b", "generated-c"]
 
 
 def test_pruning_keeps_kinds_apart(tmp_path: Path) -> None:
     cache = Cache(tmp_path, keep=1)
-    cache.fetch_or_build("engine-a-b", "k1", Builder(FILES))
+    fetch_or_build(cache, "engine-a-b", "k1", Builder(FILES))
     for key in ("k2", "k3"):
-        cache.fetch_or_build("engine-a", key, Builder(FILES))
+        fetch_or_build(cache, "engine-a", key, Builder(FILES))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["engine-a-b-k1", "engine-a-k3"]
 
 
