@@ -114,6 +114,10 @@ def test_a_pool_has_no_more_workers_than_jobs_or_cores(monkeypatch: pytest.Monke
             assert pool is not None and pool._max_workers == expected
 
 
+# Draws all 38 charts in forked workers (two seconds, on top of the inner loop's own workers):
+# the inner loop draws each chart's wide rendering in tests/test_charts_*.py, the full suite
+# every rendering here.
+@pytest.mark.slow
 def test_every_chart_diagram_and_table_is_drawn(golden_traces: TraceSet,
                                                 drawn: dict[str, bytes]) -> None:
     charts = {f"{name}.svg" for name in diagrams.charts.chart_names(golden_traces)}
