@@ -18,7 +18,7 @@ from the built traces by ``diagrams.charts.render_chart``:
 - ``as drawn``: as the site draws them (laid out, measured, drawn: three passes each);
 - ``one pass``: the same code with the layout and the measuring pass turned into no-ops, so
   each chart is drawn once, unlaid-out (labels may fall off the figure): the least matplotlib
-  can spend on these charts, whatever the layout.
+  and our SVG clean-up can spend on these charts, whatever the layout.
 It then prints the least wall time a build doing that work could take on this machine's
 cores (CPU ÷ cores, as if every core were busy from start to end) as a ratio to the floor.
 Nothing here is asserted.
