@@ -29,6 +29,8 @@ CHROMIUM_ARGS = [
 LOCAL_SCHEMES = frozenset({"data", "blob", "about"})
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
+#: The narrowest phones in common use.
+NARROW_PHONE = {"width": 360, "height": 780}
 
 
 def in_ci() -> bool:
