@@ -273,14 +273,17 @@ def test_phone_width_needs_no_horizontal_scroll(browser: Any, site_url: str, scr
         tab.screenshot(path=str(screenshots / f"{slug}-phone-{viewport['width']}.png"),
                        full_page=True)
         assert width[0] <= width[1], f"page is {width[0]}px wide in a {width[1]}px viewport"
-        # No figure or table needs sideways scrolling to be read, inside its wrapper either.
+        # No figure or table needs sideways scrolling to be read, inside its wrapper either:
+        # none is wider than the screen, nor starts or ends past its edges.
         wide = tab.evaluate("""w => [...document.querySelectorAll(
                 'article svg, article table, article .diagram-scroll, article figure')]
             .filter(e => e.getClientRects().length > 0)
-            .map(e => [e.tagName, e.getAttribute('data-diagram') || e.className.baseVal
-                       || e.className, Math.round(e.getBoundingClientRect().width),
-                       e.scrollWidth])
-            .filter(([, , box, scroll]) => box > w || scroll > w)""", width[1])
+            .map(e => { const box = e.getBoundingClientRect();
+                        return [e.tagName, e.getAttribute('data-diagram') || e.className.baseVal
+                                || e.className, Math.round(box.width), e.scrollWidth,
+                                Math.round(box.left), Math.round(box.right)]; })
+            .filter(([, , box, scroll, left, right]) =>
+                box > w || scroll > w || left < 0 || right > w)""", width[1])
         assert wide == [], f"wider than the {width[1]}px viewport: {wide}"
         # A narrow column widens to its longest word rather than break it ("trainabili", "ty").
         assert tab.evaluate(BROKEN_WORDS) == []
