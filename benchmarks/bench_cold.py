@@ -85,10 +85,12 @@ def measured(project: Project, *args: str) -> tuple[float, float]:
 
 
 def build_args(project: Project) -> tuple[str, ...]:
+    """The build ``Project.build`` runs, as arguments ``measured`` can time."""
     return ("build_site.py", "build", "--out", str(project.root / "site"))
 
 
 def one_round(project: Project, floor: Path, times: dict[str, list[tuple[float, float]]]) -> None:
+    """Each scenario once, in turn, so that the machine's load hits them alike."""
     times["floor"].append(measured(project, "-m", "mkdocs", "build", "-q", "-f",
                                    str(floor / "mkdocs.yml"), "-d", str(floor / "site")))
     empty_build(project, kept=("engine-",))

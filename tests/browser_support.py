@@ -32,6 +32,39 @@ PHONE = {"width": 390, "height": 844}
 #: The narrowest phones in common use.
 NARROW_PHONE = {"width": 360, "height": 780}
 
+#: The figures and tables of a page's article that a reader would scroll sideways to read at
+#: the screen's width ``w``: wider than it, or starting or ending past its edges (a table
+#: narrower than the screen may still begin at the text's margin and end off screen).
+PAST_THE_EDGES = """w => [...document.querySelectorAll(
+        'article svg, article table, article .diagram-scroll, article figure')]
+    .filter(e => e.getClientRects().length > 0)
+    .map(e => { const box = e.getBoundingClientRect();
+                return [e.tagName, e.getAttribute('data-diagram') || e.className.baseVal
+                        || e.className, Math.round(box.width), e.scrollWidth,
+                        Math.round(box.left), Math.round(box.right)]; })
+    .filter(([, , box, scroll, left, right]) => box > w || scroll > w || left < 0 || right > w)"""
+
+#: The words of Markdown tables' cells that the browser laid out over two lines (letters only:
+#: a line may end at a hyphen or a <wbr>, and a traced number is kept whole by its own rule).
+BROKEN_WORDS = """() => {
+    const broken = [];
+    for (const cell of document.querySelectorAll(
+            'article table:not([class]) th, article table:not([class]) td')) {
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (const word of node.data.matchAll(/[A-Za-z]{2,}/g)) {
+                const range = document.createRange();
+                range.setStart(node, word.index);
+                range.setEnd(node, word.index + word[0].length);
+                const lines = new Set([...range.getClientRects()].filter(r => r.width > 0)
+                                      .map(r => Math.round(r.top)));
+                if (lines.size > 1) broken.push(word[0]);
+            }
+        }
+    }
+    return broken;
+}"""
+
 
 def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}

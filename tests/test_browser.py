@@ -5,9 +5,9 @@ request, math rendered by KaTeX without errors, every diagram visible with a non
 every collapsible answer opens, axe-core finds no violation in our content, and a screenshot
 goes to the session's ``screenshots`` temp folder (``pytest --basetemp DIR`` keeps it
 in DIR/screenshots0). Separately: the palette toggle switches and persists, search finds
-words, and at a phone's width (390 px, and 360 px) no page needs horizontal scrolling and no
-word of a table breaks across lines. Under CI these tests fail
-rather than skip when the browser cannot run (tests/browser_support.py).
+words, and at a phone's width (390 px, and 360 px) no page, figure or table needs horizontal
+scrolling and no word of a Markdown table breaks across lines. Under CI these tests fail rather
+than skip when the browser cannot run (tests/browser_support.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ from urllib.parse import urljoin, urlsplit
 import browser_support
 import pytest
 from browser_support import (
+    BROKEN_WORDS,
     NARROW_PHONE,
+    PAST_THE_EDGES,
     PHONE,
     launch,
     run_axe,
@@ -238,28 +240,6 @@ def test_search_finds_words(browser: Any, site_url: str, word: str, page: str) -
         seen.assert_clean()
 
 
-# A word of a Markdown table's cell (letters only: a hyphen or a <wbr> may end a line) that
-# the browser laid out over two lines.
-BROKEN_WORDS = """() => {
-    const broken = [];
-    for (const cell of document.querySelectorAll(
-            'article table:not([class]) th, article table:not([class]) td')) {
-        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
-        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-            for (const word of node.data.matchAll(/[A-Za-z]{2,}/g)) {
-                const range = document.createRange();
-                range.setStart(node, word.index);
-                range.setEnd(node, word.index + word[0].length);
-                const lines = new Set([...range.getClientRects()].filter(r => r.width > 0)
-                                      .map(r => Math.round(r.top)));
-                if (lines.size > 1) broken.push(word[0]);
-            }
-        }
-    }
-    return broken;
-}"""
-
-
 @pytest.mark.parametrize("viewport", [PHONE, NARROW_PHONE], ids=["phone", "narrow-phone"])
 @pytest.mark.parametrize("page", PAGES)
 @pytest.mark.slow
@@ -275,15 +255,7 @@ def test_phone_width_needs_no_horizontal_scroll(browser: Any, site_url: str, scr
         assert width[0] <= width[1], f"page is {width[0]}px wide in a {width[1]}px viewport"
         # No figure or table needs sideways scrolling to be read, inside its wrapper either:
         # none is wider than the screen, nor starts or ends past its edges.
-        wide = tab.evaluate("""w => [...document.querySelectorAll(
-                'article svg, article table, article .diagram-scroll, article figure')]
-            .filter(e => e.getClientRects().length > 0)
-            .map(e => { const box = e.getBoundingClientRect();
-                        return [e.tagName, e.getAttribute('data-diagram') || e.className.baseVal
-                                || e.className, Math.round(box.width), e.scrollWidth,
-                                Math.round(box.left), Math.round(box.right)]; })
-            .filter(([, , box, scroll, left, right]) =>
-                box > w || scroll > w || left < 0 || right > w)""", width[1])
+        wide = tab.evaluate(PAST_THE_EDGES, width[1])
         assert wide == [], f"wider than the {width[1]}px viewport: {wide}"
         # A narrow column widens to its longest word rather than break it ("trainabili", "ty").
         assert tab.evaluate(BROKEN_WORDS) == []
@@ -299,7 +271,21 @@ def test_a_word_broken_in_a_table_is_caught(browser: Any, site_url: str) -> None
         # As the phone rules once had it: columns sized as if any word could break.
         tab.add_style_tag(content=".md-typeset table:not([class]) :is(th, td) "
                                   "{ overflow-wrap: anywhere !important; }")
-        assert "trainability" in tab.evaluate(BROKEN_WORDS)
+        assert tab.evaluate(BROKEN_WORDS) != []
+        seen.assert_clean()
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_table_past_the_screens_edge_is_caught(browser: Any, site_url: str) -> None:
+    with visit(browser, url_of(site_url, "index.html"), viewport=NARROW_PHONE) as seen:
+        tab = seen.page
+        width = tab.evaluate("window.innerWidth")
+        assert tab.evaluate(PAST_THE_EDGES, width) == []
+        # As our own tables' cells once were: narrower than the screen, yet past its edge.
+        tab.add_style_tag(content=".md-typeset table.residual-table :is(th, td) "
+                                  "{ padding: 0.5em 0.6em !important; }")
+        assert tab.evaluate(PAST_THE_EDGES, width) != []
         seen.assert_clean()
 
 

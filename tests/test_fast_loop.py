@@ -39,11 +39,16 @@ def test_grouped(n):
 def workers_used(tmp_path: Path, dist: str) -> Counter[str]:
     """Which worker ran each grouped test, in a two-worker session with ``--dist dist``."""
     (tmp_path / "test_grouped.py").write_text(TESTS, encoding="utf-8")
+    # Its own settings only: an empty ini file here (none found above it), and nothing of an
+    # outer session's (options, worker ids, the path an outer worker set).
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    env = {name: value for name, value in os.environ.items()
+           if not name.startswith("PYTEST_") and name != "PYTHONPATH"}
     seen = tmp_path / f"seen-{dist}.txt"
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
-         "--dist", dist, "--rootdir", str(tmp_path), str(tmp_path)],
-        cwd=tmp_path, env={**os.environ, "WORKERS_SEEN": str(seen)}, capture_output=True,
+         "--dist", dist, "-c", str(tmp_path / "pytest.ini"), str(tmp_path)],
+        cwd=tmp_path, env={**env, "WORKERS_SEEN": str(seen)}, capture_output=True,
         text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     return Counter(seen.read_text(encoding="utf-8").split())

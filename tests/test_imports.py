@@ -141,12 +141,18 @@ def third_party(root: Path, tops: Iterable[str]) -> set[str]:
     for path in sources(root, tops):
         for module in imports_of(path, root):
             top = module.split(".")[0]
-            # A module beside the importing file (a test's support module, a benchmark's
-            # sibling) is the project's own, run with its folder on the path.
             if top and top not in sys.stdlib_module_names and top not in OURS and top not in (
-                    "tests",) and not (path.parent / f"{top}.py").is_file():
+                    "tests",) and not script_sibling(path, top):
                 names.add(DISTRIBUTION_OF.get(top, top.replace("_", "-")).lower())
     return names
+
+
+def script_sibling(path: Path, top: str) -> bool:
+    """Whether ``top`` is a module beside ``path`` in a folder of scripts (a test's support
+    module, a benchmark's sibling): run with that folder on the path, it is the project's own.
+    Inside a package (a folder with ``__init__.py``) a bare ``import`` never finds a sibling."""
+    return (not (path.parent / "__init__.py").is_file()
+            and (path.parent / f"{top}.py").is_file())
 
 
 def declared(extra: str | None = None) -> set[str]:
@@ -210,6 +216,14 @@ def test_a_circle_is_found(tmp_path: Path) -> None:
                                  "sitebuild/b.py": "from sitebuild.c import x\n",
                                  "sitebuild/c.py": "from sitebuild import a\n"})
     assert circles(graph(root, SITE_SIDE)) == [["sitebuild.a", "sitebuild.b", "sitebuild.c"]]
+
+
+def test_a_scripts_sibling_is_ours_and_a_packages_is_not(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, {"benchmarks/a.py": "import b\nimport c\n", "benchmarks/b.py": "",
+                                 "sitebuild/__init__.py": "", "sitebuild/a.py": "import b\n",
+                                 "sitebuild/b.py": ""})
+    assert third_party(root, ("benchmarks",)) == {"c"}
+    assert third_party(root, ("sitebuild",)) == {"b"}
 
 
 def test_an_undeclared_import_is_found(tmp_path: Path) -> None:
