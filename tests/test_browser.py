@@ -262,30 +262,29 @@ def test_phone_width_needs_no_horizontal_scroll(browser: Any, site_url: str, scr
         seen.assert_clean()
 
 
-@pytest.mark.slow
-@pytest.mark.browser
-def test_a_word_broken_in_a_table_is_caught(browser: Any, site_url: str) -> None:
-    with visit(browser, url_of(site_url, "labs/residual-stream.html"), viewport=PHONE) as seen:
-        tab = seen.page
-        assert tab.evaluate(BROKEN_WORDS) == []
-        # As the phone rules once had it: columns sized as if any word could break.
-        tab.add_style_tag(content=".md-typeset table:not([class]) :is(th, td) "
-                                  "{ overflow-wrap: anywhere !important; }")
-        assert tab.evaluate(BROKEN_WORDS) != []
-        seen.assert_clean()
+# Each check of the phone test finds what an old rule of ours once did: (page, screen, check,
+# that rule).
+OLD_PHONE_RULES = {
+    "a word broken in a table": (  # columns sized as if any word could break
+        "labs/residual-stream.html", PHONE, BROKEN_WORDS,
+        ".md-typeset table:not([class]) :is(th, td) { overflow-wrap: anywhere !important; }"),
+    "a table past the screen's edge": (  # narrower than the screen, yet past its edge
+        "index.html", NARROW_PHONE, PAST_THE_EDGES,
+        ".md-typeset table.residual-table :is(th, td) { padding: 0.5em 0.6em !important; }"),
+}
 
 
+@pytest.mark.parametrize("case", OLD_PHONE_RULES)
 @pytest.mark.slow
 @pytest.mark.browser
-def test_a_table_past_the_screens_edge_is_caught(browser: Any, site_url: str) -> None:
-    with visit(browser, url_of(site_url, "index.html"), viewport=NARROW_PHONE) as seen:
+def test_the_phone_checks_catch_what_they_guard_against(browser: Any, site_url: str,
+                                                         case: str) -> None:
+    page, viewport, check, old_rule = OLD_PHONE_RULES[case]
+    with visit(browser, url_of(site_url, page), viewport=viewport) as seen:
         tab = seen.page
-        width = tab.evaluate("window.innerWidth")
-        assert tab.evaluate(PAST_THE_EDGES, width) == []
-        # As our own tables' cells once were: narrower than the screen, yet past its edge.
-        tab.add_style_tag(content=".md-typeset table.residual-table :is(th, td) "
-                                  "{ padding: 0.5em 0.6em !important; }")
-        assert tab.evaluate(PAST_THE_EDGES, width) != []
+        assert tab.evaluate(check, viewport["width"]) == []
+        tab.add_style_tag(content=old_rule)
+        assert tab.evaluate(check, viewport["width"]) != [], case
         seen.assert_clean()
 
 
