@@ -81,14 +81,25 @@ def worker_pool(jobs: int, initializer: Callable[..., object] | None = None,
 PR_SET_PDEATHSIG = 1
 
 
+#: The C library, loaded here: a process just forked to run ``die_with`` loads nothing.
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+
+
+def die_with(parent: int | None) -> None:
+    """Have the kernel kill this process when its parent dies (Linux), and end it now if the
+    parent (``parent``, its pid; None: not known) is gone already. Also a ``preexec_fn``: an
+    engine run started by a build that is killed must not go on computing for half a minute."""
+    if _LIBC is not None:
+        _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if parent is not None and os.getppid() != parent:  # it died before the request
+            os._exit(1)
+
+
 def _start(parent: int | None, initializer: Callable[..., object] | None,
            initargs: tuple[object, ...]) -> None:
     """A worker's first act: die with its parent (``parent``: this process's pid, when it
     forked the worker itself; a forkserver's workers die with the forkserver, which ends with
     this process), then the caller's own start."""
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if parent is not None and os.getppid() != parent:  # it died before the request
-            os._exit(1)
+    die_with(parent)
     if initializer is not None:
         initializer(*initargs)
