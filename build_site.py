@@ -23,7 +23,6 @@ import dataclasses
 import itertools
 import os
 import shutil
-import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -32,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sitebuild import freshness, mkdocs_run, pipeline, publish
+from sitebuild import freshness, interrupts, mkdocs_run, pipeline, publish
 from sitebuild.cache import Cache
 from sitebuild.errors import BuildError
 from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, BuildSettings
@@ -62,8 +61,11 @@ class Progress:
         """Time one phase; the caller appends notes to the yielded list.
 
         A phase that raises still gets its line (``FAILED``), so stdout names the phase
-        while stderr keeps the one-line error.
+        while stderr keeps the one-line error. No phase starts once SIGTERM or Ctrl-C has
+        arrived, even one whose interrupt Python dropped (``sitebuild.interrupts``): publishing
+        is the last phase.
         """
+        interrupts.check()
         self.current, notes, start = name, [], time.perf_counter()
         try:
             yield notes
@@ -545,10 +547,6 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run one command; map every failure to one line on stderr."""
     argv = sys.argv[1:] if argv is None else argv
@@ -565,9 +563,9 @@ def main(argv: list[str] | None = None) -> int:
     progress = Progress(args.command)
     # SIGTERM (a service manager, `kill`) stops a build the way Ctrl-C does: every temporary
     # folder is removed on the way out and the published site is left as it was.
-    signal.signal(signal.SIGTERM, _interrupt)
     try:
-        return args.func(args, progress)
+        with interrupts.stopping_on_signals():
+            return args.func(args, progress)
     except LocatedError as err:
         print(" ".join(str(err).split()), file=sys.stderr)
     except KeyboardInterrupt:

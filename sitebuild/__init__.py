@@ -11,7 +11,8 @@ Modules by job:
 - after it: ``gates/`` (provenance audit, links, published traces), ``publish`` (atomic
   writes and the folder swap);
 - the preview: ``serve`` (live reload), ``warm`` (its memos), ``memo`` (one memo step);
-- shared: ``paths`` (file names and build settings), ``errors``.
+- shared: ``paths`` (file names and build settings), ``errors``, ``tether`` (processes
+  that die with the build), ``interrupts`` (SIGTERM and Ctrl-C).
 It reads traces through ``tracefile`` and draws through ``diagrams``; it never imports
 ``engine``.
 """

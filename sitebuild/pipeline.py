@@ -25,7 +25,6 @@ Failures raise ``BuildError`` (a ``LocatedError``) whose ``str`` is one line.
 from __future__ import annotations
 
 import fcntl
-import functools
 import os
 import re
 import shutil
@@ -47,7 +46,7 @@ from sitebuild.drawing import start as start_drawing
 from sitebuild.errors import BuildError
 from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, TEMPORARY, temp_prefix
 from sitebuild.publish import write_folder
-from sitebuild.workers import die_with
+from sitebuild.tether import tethered
 from tracefile import SCHEMAS, TraceSet
 
 KEY_STAMP = "KEY"
@@ -233,9 +232,8 @@ def _run_jobs(root: Path, jobs: list[EngineJob], workdir: Path) -> list[JobResul
     with tempfile.TemporaryDirectory(prefix=temp_prefix("engine"), dir=workdir) as tmp:
         started = {job.name: time.perf_counter() for job in jobs}
         procs = {job.name: subprocess.Popen(
-            [sys.executable, "-m", "engine", *job.args], cwd=tmp, env=_engine_env(root),
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            preexec_fn=functools.partial(die_with, os.getpid())) for job in jobs}
+            tethered("engine", job.args), cwd=tmp, env=_engine_env(root),
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for job in jobs}
         try:
             return _collect(jobs, procs, started, Path(tmp))
         finally:

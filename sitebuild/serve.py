@@ -27,7 +27,6 @@ from __future__ import annotations
 import errno
 import logging
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -107,10 +106,6 @@ def check_port(host: str, port: int) -> None:
                 from None
 
 
-def _stop(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt  # SIGTERM stops the server the same way Ctrl-C does
-
-
 def _log_to_terminal() -> None:
     logger = logging.getLogger("mkdocs.livereload")
     handler = logging.StreamHandler(sys.stdout)
@@ -124,7 +119,8 @@ def serve(root: Path, out: Path, build_args: list[str], host: str, port: int,
           extra_watch: tuple[Path, ...] = (),
           docs_rebuild: Callable[[], bool] | None = None,
           prime: Callable[[], None] | None = None) -> int:
-    """Build, then serve ``out`` with live reload until interrupted."""
+    """Build, then serve ``out`` with live reload until interrupted: Ctrl-C or SIGTERM, which
+    ``build_site.py`` turns into ``KeyboardInterrupt`` (``sitebuild.interrupts``)."""
     from mkdocs.livereload import LiveReloadServer
 
     check_port(host, port)
@@ -153,7 +149,6 @@ def serve(root: Path, out: Path, build_args: list[str], host: str, port: int,
         if prime is not None:  # while the server starts; the first rebuild waits for it
             threading.Thread(target=prime, name="prime", daemon=True).start()
     _log_to_terminal()
-    signal.signal(signal.SIGTERM, _stop)
     server = LiveReloadServer(builder=rebuild, host=host, port=port, root=str(out),
                               polling_interval=POLL_SECONDS)
     server.error_handler = lambda code: _error_page(out, code)

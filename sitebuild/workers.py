@@ -18,22 +18,21 @@ How workers start depends on this process:
   is a rebuild after a build that failed before storing its figures, which draws them.)
 
 A worker dies with the process that started it, even one killed outright (SIGKILL): on Linux
-the kernel is asked to kill it then (``PR_SET_PDEATHSIG``). Otherwise it would wait for work
+the kernel is asked to kill it then (``sitebuild.tether``). Otherwise it would wait for work
 forever, holding what it inherited, the build folder's lock among them, and the next build
 would wait for it.
 """
 
 from __future__ import annotations
 
-import ctypes
 import multiprocessing
 import os
-import signal
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+
+from sitebuild.tether import die_with
 
 #: What a forkserver imports once, so its workers start with it: the program's main module
 #: (each worker would import it again otherwise; it must keep its work under a
@@ -75,24 +74,6 @@ def worker_pool(jobs: int, initializer: Callable[..., object] | None = None,
         yield pool
     finally:
         pool.shutdown(cancel_futures=True)
-
-
-#: prctl's option that has the kernel signal this process when its parent dies.
-PR_SET_PDEATHSIG = 1
-
-
-#: The C library, loaded here: a process just forked to run ``die_with`` loads nothing.
-_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
-
-
-def die_with(parent: int | None) -> None:
-    """Have the kernel kill this process when its parent dies (Linux), and end it now if the
-    parent (``parent``, its pid; None: not known) is gone already. Also a ``preexec_fn``: an
-    engine run started by a build that is killed must not go on computing for half a minute."""
-    if _LIBC is not None:
-        _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if parent is not None and os.getppid() != parent:  # it died before the request
-            os._exit(1)
 
 
 def _start(parent: int | None, initializer: Callable[..., object] | None,

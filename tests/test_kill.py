@@ -209,3 +209,41 @@ def test_sigterm_stops_a_build_cleanly(tmp_path: Path) -> None:
     assert proc.returncode == 130 and err.strip() == "engine: interrupted", err
     assert tree_digest(out) == before
     assert leftovers(build, tmp_path / "cold") == []
+
+
+# A build whose gates raise SIGTERM inside a ``__del__``: the handler's KeyboardInterrupt comes
+# out there, where Python drops it (as it did once in an at-fork hook, and the build went on
+# to publish and exit 0).
+DROPPING_BUILD = """
+import signal, sys
+import build_site
+from sitebuild import pipeline
+
+class Drops:
+    def __del__(self):
+        signal.raise_signal(signal.SIGTERM)
+
+run_gates = pipeline.run_gates
+
+def gates_that_drop_a_sigterm(*args, **kwargs):
+    Drops()
+    return run_gates(*args, **kwargs)
+
+pipeline.run_gates = gates_that_drop_a_sigterm
+sys.exit(build_site.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.slow
+def test_a_sigterm_python_drops_still_stops_the_build(tmp_path: Path) -> None:
+    out, build = tmp_path / "site", tmp_path / "build"
+    build_or_fail(out, build)
+    before = tree_digest(out)
+    done = subprocess.run(
+        [sys.executable, "-c", DROPPING_BUILD, "build", "--out", str(out), "--build-dir",
+         str(build), "--cache-dir", str(SHARED_CACHE["dir"]), "--force"],
+        cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert (done.returncode, done.stderr) == (130, "gates: interrupted\n"), done.stdout
+    assert "[build] publish" not in done.stdout
+    assert tree_digest(out) == before
+    assert leftovers(build, out.parent) == []

@@ -1,0 +1,77 @@
+"""Stopping on a signal: SIGTERM and Ctrl-C end a build or a server, even when Python drops
+the interrupt.
+
+Contract: inside ``stopping_on_signals()`` both signals raise ``KeyboardInterrupt`` in the
+main thread, and ``check()`` raises it again once either has arrived. Callers call ``check``
+where stopping is safe and a build must not go on: at each phase's start and end, so before
+the site is published. On leaving, the previous handlers are back and the record is cleared.
+
+Why a record as well as the exception: Python runs a signal's handler between two bytecodes
+of the main thread, whatever that thread is running, and some code's exceptions Python
+reports and drops rather than raises: an at-fork hook (``logging`` has one that runs after
+every fork, and the chart workers are forked), a ``__del__``, a weakref callback. An
+interrupt raised there is lost, and the build would run on to its end and publish, as one
+did after SIGTERM. The record carries it to the next ``check``; the dropped exception's
+report ("Exception ignored in ...") is not printed, as it is not ignored.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+#: The signals that stop a build or a server.
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+_received: list[int] = []  # the signals that arrived, oldest first; empty: none
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    _received.append(signum)
+    raise KeyboardInterrupt
+
+
+def received() -> int | None:
+    """The first stopping signal to arrive inside ``stopping_on_signals``, or None."""
+    return _received[0] if _received else None
+
+
+def check() -> None:
+    """Raise ``KeyboardInterrupt`` if a stopping signal has arrived (even one whose exception
+    Python dropped)."""
+    if _received:
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def stopping_on_signals() -> Iterator[None]:
+    """SIGTERM (a service manager, ``kill``) and SIGINT (Ctrl-C) raise ``KeyboardInterrupt``
+    here and are recorded for ``check``, unless ignored already; only in the main thread, where
+    Python runs handlers."""
+    # A signal its starter ignores stays ignored (a shell without job control starts
+    # background jobs with SIGINT ignored, so that Ctrl-C stops only the foreground one).
+    previous = {signum: signal.signal(signum, _interrupt) for signum in SIGNALS
+                if signal.getsignal(signum) is not signal.SIG_IGN}
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = _quiet_if_recorded(previous_hook)
+    _received.clear()
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        sys.unraisablehook = previous_hook
+        _received.clear()
+
+
+def _quiet_if_recorded(hook: Callable[[sys.UnraisableHookArgs], object]
+                       ) -> Callable[[sys.UnraisableHookArgs], None]:
+    def unraisable(report: sys.UnraisableHookArgs) -> None:
+        if _received and isinstance(report.exc_value, KeyboardInterrupt):
+            return  # not lost: ``check`` raises it again
+        hook(report)
+
+    return unraisable
