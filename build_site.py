@@ -62,11 +62,11 @@ class Progress:
 
         A phase that raises still gets its line (``FAILED``), so stdout names the phase
         while stderr keeps the one-line error. No phase starts once SIGTERM or Ctrl-C has
-        arrived, even one whose interrupt Python dropped (``sitebuild.interrupts``): publishing
-        is the last phase.
+        arrived, even one whose interrupt Python dropped (``sitebuild.interrupts``), so none
+        publishes: publishing is the last phase.
         """
-        interrupts.check()
         self.current, notes, start = name, [], time.perf_counter()
+        interrupts.check()  # "publish: interrupted": the phase that did not start
         try:
             yield notes
         except BaseException as err:

@@ -3,8 +3,10 @@ the interrupt.
 
 Contract: inside ``stopping_on_signals()`` both signals raise ``KeyboardInterrupt`` in the
 main thread, and ``check()`` raises it again once either has arrived. Callers call ``check``
-where stopping is safe and a build must not go on: at each phase's start and end, so before
-the site is published. On leaving, the previous handlers are back and the record is cleared.
+where stopping is safe and going on is not: the build at each phase's start, so before it
+publishes, and serve before each rebuild. On leaving, the previous handlers are back and the
+record is cleared; a signal that arrives while handlers are being swapped waits until they
+are (it would otherwise raise halfway through the swap, or be lost).
 
 Why a record as well as the exception: Python runs a signal's handler between two bytecodes
 of the main thread, whatever that thread is running, and some code's exceptions Python
@@ -22,6 +24,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 #: The signals that stop a build or a server.
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -49,22 +52,40 @@ def check() -> None:
 @contextmanager
 def stopping_on_signals() -> Iterator[None]:
     """SIGTERM (a service manager, ``kill``) and SIGINT (Ctrl-C) raise ``KeyboardInterrupt``
-    here and are recorded for ``check``, unless ignored already; only in the main thread, where
-    Python runs handlers."""
-    # A signal its starter ignores stays ignored (a shell without job control starts
-    # background jobs with SIGINT ignored, so that Ctrl-C stops only the foreground one).
-    previous = {signum: signal.signal(signum, _interrupt) for signum in SIGNALS
-                if signal.getsignal(signum) is not signal.SIG_IGN}
-    previous_hook = sys.unraisablehook
-    sys.unraisablehook = _quiet_if_recorded(previous_hook)
+    here and are recorded for ``check``, unless ignored already. Must be entered in the main
+    thread (Python runs handlers only there), before any other thread starts."""
     _received.clear()
+    previous: dict[int, Any] = {}  # what signal.signal returned: a handler, SIG_DFL, ...
+    previous_hook = sys.unraisablehook
+    try:
+        with _held():
+            # A signal its starter ignores stays ignored (a shell without job control starts
+            # background jobs with SIGINT ignored, so that Ctrl-C stops only the foreground one).
+            for signum in SIGNALS:
+                if signal.getsignal(signum) is not signal.SIG_IGN:
+                    previous[signum] = signal.signal(signum, _interrupt)
+            sys.unraisablehook = _quiet_if_recorded(previous_hook)
+        yield
+    finally:
+        with _held():  # one arriving now meets the restored handler, not a half-restored state
+            for signum, handler in previous.items():
+                if handler is not None:  # None: set outside Python, which cannot put it back
+                    signal.signal(signum, handler)
+            sys.unraisablehook = previous_hook
+            _received.clear()
+
+
+@contextmanager
+def _held() -> Iterator[None]:
+    """The stopping signals wait (blocked in this thread) until the block ends."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
     try:
         yield
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        sys.unraisablehook = previous_hook
-        _received.clear()
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _quiet_if_recorded(hook: Callable[[sys.UnraisableHookArgs], object]

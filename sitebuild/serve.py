@@ -34,6 +34,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from sitebuild import interrupts
 from sitebuild.errors import BuildError
 
 WATCHED = ("docs", "engine", "tracefile", "diagrams", "sitebuild", "mkdocs.yml", "build_site.py")
@@ -130,6 +131,7 @@ def serve(root: Path, out: Path, build_args: list[str], host: str, port: int,
         return 1
 
     def rebuild() -> None:
+        interrupts.check()  # a stop that Python dropped ends the server, not a rebuild
         changed, code_changed = changes.poll()
         docs = (root / "docs").as_posix() + "/"
         in_process = (docs_rebuild is not None and changed and not code_changed

@@ -4,8 +4,11 @@ Contract: ``die_with(parent)`` asks the kernel (Linux, ``PR_SET_PDEATHSIG``) to 
 process with SIGKILL when its parent dies, and ends it at once if ``parent`` is gone already;
 elsewhere it does nothing. ``tethered(module, args)`` is the command line that runs
 ``python -m MODULE ARGS`` so tethered to this process: ``python -m sitebuild.tether PID
-MODULE ARGS`` calls ``die_with(PID)`` first, then runs the module as ``__main__`` with
-``ARGS`` as its command line.
+MODULE ARGS`` calls ``die_with(PID)`` first, then execs ``python -m MODULE ARGS``.
+
+The kernel acts when the *thread* that started the child ends, not the process: start
+tethered children from a thread that outlives them (the build starts its engine runs and
+forks its workers from its main thread).
 
 The chart workers call ``die_with`` as their first act; the engine runs start through
 ``tethered``. Not through ``subprocess``'s ``preexec_fn``: that runs Python in the child of a
@@ -17,10 +20,10 @@ from __future__ import annotations
 
 import ctypes
 import os
-import runpy
 import signal
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 #: prctl's option that has the kernel signal this process when its parent dies.
 PR_SET_PDEATHSIG = 1
@@ -44,12 +47,13 @@ def tethered(module: str, args: Sequence[str]) -> list[str]:
     return [sys.executable, "-m", __name__, str(os.getpid()), module, *args]
 
 
-def main(argv: list[str]) -> None:
-    """``PID MODULE ARGS...``: die with PID, then run MODULE as ``python -m`` would."""
+def main(argv: list[str]) -> NoReturn:
+    """``PID MODULE ARGS...``: die with PID, then become ``python -m MODULE ARGS`` (the
+    kernel's request outlives the exec), so the module runs, fails and reports exactly as
+    it would started plainly."""
     parent, module, *args = argv
     die_with(int(parent))
-    sys.argv = [sys.argv[0], *args]  # run_module puts the module's own path first
-    runpy.run_module(module, run_name="__main__", alter_sys=True)
+    os.execv(sys.executable, [sys.executable, "-m", module, *args])
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -98,6 +99,19 @@ def test_a_failing_phase_still_gets_its_line(capsys: pytest.CaptureFixture[str])
     assert re.fullmatch(r"\[build\] mkdocs    FAILED +\d+\.\d\ds", lines[1]), lines
     assert lines[2] == "[build]   residual-connections-v2   cached"
     assert len(lines) == 3 and progress.current == "mkdocs"
+
+
+def test_no_phase_starts_after_a_stopping_signal(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # As if SIGTERM had arrived and Python had dropped its exception (tests/test_interrupts.py).
+    import build_site
+    from sitebuild import interrupts
+
+    monkeypatch.setattr(interrupts, "_received", [signal.SIGTERM])
+    progress, ran = build_site.Progress("build"), []
+    with pytest.raises(KeyboardInterrupt), progress.phase("publish"):
+        ran.append("publish")
+    assert ran == [] and progress.current == "publish" and capsys.readouterr().out == ""
 
 
 def test_the_output_guard_sees_every_change(tmp_path: Path) -> None:

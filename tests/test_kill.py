@@ -15,6 +15,7 @@ from typing import IO
 
 import pytest
 from paths import GOLDEN_REPORT, GOLDEN_TRACE, ROOT
+from process_support import children, command, running
 from site_support import SHARED_CACHE, build_or_fail, tree_digest
 
 from sitebuild.paths import TEMPORARY, temp_prefix
@@ -45,35 +46,6 @@ def started(args: list[str]) -> tuple[subprocess.Popen[str], list[str]]:
 def _collect(stream: IO[str], lines: list[str]) -> None:
     for line in stream:
         lines.append(line)
-
-
-def children(pid: int) -> list[int]:
-    """The processes ``pid`` started that are still its children (Linux's /proc)."""
-    tasks = Path(f"/proc/{pid}/task")
-    found = []
-    for task in tasks.iterdir() if tasks.is_dir() else ():
-        try:
-            found += [int(child) for child in (task / "children").read_text().split()]
-        except OSError:  # the task ended meanwhile
-            continue
-    return found
-
-
-def command(pid: int) -> bytes:
-    """The command line of ``pid`` (empty once it has ended)."""
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return b""
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` is a process that has not ended (a zombie has)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
 
 
 def leftovers(*folders: Path) -> list[str]:
@@ -243,7 +215,7 @@ def test_a_sigterm_python_drops_still_stops_the_build(tmp_path: Path) -> None:
         [sys.executable, "-c", DROPPING_BUILD, "build", "--out", str(out), "--build-dir",
          str(build), "--cache-dir", str(SHARED_CACHE["dir"]), "--force"],
         cwd=ROOT, capture_output=True, text=True, timeout=240)
-    assert (done.returncode, done.stderr) == (130, "gates: interrupted\n"), done.stdout
+    assert (done.returncode, done.stderr) == (130, "publish: interrupted\n"), done.stdout
     assert "[build] publish" not in done.stdout
     assert tree_digest(out) == before
     assert leftovers(build, out.parent) == []

@@ -1,16 +1,19 @@
-"""sitebuild.tether: ``python -m sitebuild.tether PID MODULE ARGS`` runs the module as
-``python -m MODULE ARGS`` would, and not at all when its parent is not PID. That the kernel
-then kills it with a killed parent is shown on whole builds (tests/test_kill.py)."""
+"""sitebuild.tether: ``python -m sitebuild.tether PID MODULE ARGS`` becomes ``python -m MODULE
+ARGS``, which the kernel kills when its parent is killed, and runs nothing when its parent is
+not PID. (Whole builds killed in each phase: tests/test_kill.py.)"""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from paths import ROOT
+from process_support import command, running
 
 from sitebuild.tether import tethered
 
@@ -45,4 +48,47 @@ def test_does_not_run_once_its_parent_is_gone(tmp_path: Path) -> None:
     command = tethered("shows", [])
     command[command.index(str(os.getpid()))] = str(other)
     done = run(command, tmp_path)
-    assert (done.returncode, done.stdout) == (1, ""), done.stderr
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", "")
+
+
+# A parent that starts a tethered child and waits; the child says it runs (it runs only
+# after the launcher's request to the kernel, and as itself: the launcher became it).
+PARENT = """
+import subprocess, sys, time
+from sitebuild.tether import tethered
+subprocess.Popen(tethered("waits", [sys.argv[1]]))
+time.sleep(60)
+"""
+WAITS = """
+import os, sys, time
+with open(sys.argv[1] + ".part", "w") as handle:
+    handle.write(str(os.getpid()))
+os.replace(sys.argv[1] + ".part", sys.argv[1])
+time.sleep(60)
+"""
+
+
+def test_dies_when_its_parent_is_killed_outright(tmp_path: Path) -> None:
+    (tmp_path / "waits.py").write_text(WAITS)
+    ready = tmp_path / "ready"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, str(ready)], cwd=tmp_path,
+                              env=env)
+    child = None
+    try:
+        deadline = time.monotonic() + 30
+        while not ready.is_file():
+            assert parent.poll() is None and time.monotonic() < deadline, "the child never ran"
+            time.sleep(0.01)
+        child = int(ready.read_text())
+        assert running(child) and b"waits" in command(child) and b"tether" not in command(child)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 5
+        while running(child) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not running(child), "the tethered child outlived its killed parent"
+    finally:
+        parent.kill()
+        if child is not None and running(child):
+            os.kill(child, signal.SIGKILL)
