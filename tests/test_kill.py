@@ -163,26 +163,6 @@ def test_a_build_killed_while_publishing_leaves_a_whole_site(tmp_path: Path, whe
     assert tree_digest(out) == before
 
 
-@pytest.mark.slow
-def test_sigterm_stops_a_build_cleanly(tmp_path: Path) -> None:
-    out, build = tmp_path / "site", tmp_path / "build"
-    build_or_fail(out, build)
-    before = tree_digest(out)
-    proc = subprocess.Popen(
-        [sys.executable, "build_site.py", "build", "--out", str(out), "--build-dir", str(build),
-         "--cache-dir", str(tmp_path / "cold"), "--force"], cwd=ROOT,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 240
-    while not PHASES["engine"](build, out, []):
-        assert proc.poll() is None and time.monotonic() < deadline
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and err.strip() == "engine: interrupted", err
-    assert tree_digest(out) == before
-    assert leftovers(build, tmp_path / "cold") == []
-
-
 # A build whose gates raise SIGTERM inside a ``__del__``: the handler's KeyboardInterrupt comes
 # out there, where Python drops it (as it did once in an at-fork hook, and the build went on
 # to publish and exit 0).
@@ -206,16 +186,42 @@ sys.exit(build_site.main(sys.argv[1:]))
 """
 
 
+def sigterm_at_the_engine_start(args: list[str], build: Path, out: Path,
+                                ) -> tuple[int, str, str]:
+    """A build sent SIGTERM once its engine runs start (an empty cache: they do run)."""
+    proc = subprocess.Popen([sys.executable, "build_site.py", *args], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 240
+    while not PHASES["engine"](build, out, []):
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=60)
+    return proc.returncode, stdout, stderr
+
+
+def sigterm_dropped_in_the_gates(args: list[str], build: Path, out: Path,
+                                 ) -> tuple[int, str, str]:
+    done = subprocess.run([sys.executable, "-c", DROPPING_BUILD, *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=240)
+    return done.returncode, done.stdout, done.stderr
+
+
 @pytest.mark.slow
-def test_a_sigterm_python_drops_still_stops_the_build(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("stop", "cold", "message"), [
+    (sigterm_at_the_engine_start, True, "engine: interrupted"),
+    (sigterm_dropped_in_the_gates, False, "publish: interrupted"),
+], ids=["at-the-engine-start", "dropped-in-the-gates"])
+def test_sigterm_stops_a_build_cleanly(
+        tmp_path: Path, stop: Callable[[list[str], Path, Path], tuple[int, str, str]],
+        cold: bool, message: str) -> None:
     out, build = tmp_path / "site", tmp_path / "build"
     build_or_fail(out, build)
     before = tree_digest(out)
-    done = subprocess.run(
-        [sys.executable, "-c", DROPPING_BUILD, "build", "--out", str(out), "--build-dir",
-         str(build), "--cache-dir", str(SHARED_CACHE["dir"]), "--force"],
-        cwd=ROOT, capture_output=True, text=True, timeout=240)
-    assert (done.returncode, done.stderr) == (130, "publish: interrupted\n"), done.stdout
-    assert "[build] publish" not in done.stdout
+    cache = tmp_path / "cold" if cold else SHARED_CACHE["dir"]
+    code, stdout, stderr = stop(["build", "--out", str(out), "--build-dir", str(build),
+                                 "--cache-dir", str(cache), "--force"], build, out)
+    assert (code, stderr) == (130, f"{message}\n"), stdout
+    assert "[build] publish" not in stdout
     assert tree_digest(out) == before
-    assert leftovers(build, out.parent) == []
+    assert leftovers(build, tmp_path / "cold", out.parent) == []

@@ -27,11 +27,15 @@ sys.exit(3)
 """
 
 
+def importing(tmp_path: Path) -> dict[str, str]:
+    """The environment in which modules of ``tmp_path`` and of the project import."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+
+
 def run(command: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
     (tmp_path / "shows.py").write_text(SHOW)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
-    return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(command, cwd=tmp_path, env=importing(tmp_path), capture_output=True,
+                          text=True, timeout=60)
 
 
 def test_runs_the_module_as_main_with_its_arguments(tmp_path: Path) -> None:
@@ -71,9 +75,8 @@ time.sleep(60)
 def test_dies_when_its_parent_is_killed_outright(tmp_path: Path) -> None:
     (tmp_path / "waits.py").write_text(WAITS)
     ready = tmp_path / "ready"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
     parent = subprocess.Popen([sys.executable, "-c", PARENT, str(ready)], cwd=tmp_path,
-                              env=env)
+                              env=importing(tmp_path))
     child = None
     try:
         deadline = time.monotonic() + 30
