@@ -212,6 +212,8 @@ def _build_locked(args: argparse.Namespace, progress: Progress, out: Path) -> in
         generated_key = pipeline.generated_key(ROOT, traces)
         key = freshness.site_key(ROOT, traces, report, generated_key, args.site_url,
                                  inputs.unverified)
+    if note := pipeline.off_reference_note(traces):
+        progress.detail(note)
     if not args.force and freshness.is_up_to_date(build, out, key):
         progress.total(f"up to date: {shown(out)} was built from these inputs "
                        "(--force rebuilds)")
@@ -437,6 +439,8 @@ def cmd_check(args: argparse.Namespace, progress: Progress) -> int:
                 same_as_engine(given[trace_id], fresh[schema.file_name], False, CHECK_PURPOSE)
         notes.append(f"{len(loaded)} trace(s) from the engine")
         traces = TraceSet(loaded, CHAPTER_TRACE)
+    if note := pipeline.off_reference_note(traces):
+        progress.detail(note)
     with progress.phase("gates") as notes:
         findings = [f.shown_as(shown(site))
                     for f in pipeline.run_gates(site, traces, site_url=args.site_url)]

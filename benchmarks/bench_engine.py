@@ -19,7 +19,7 @@ Two measurements, nothing asserted (speed is watched and written down, never tim
 from __future__ import annotations
 
 import argparse
-import contextlib
+import functools
 import math
 import statistics
 import sys
@@ -27,12 +27,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.blas import single_threaded_blas  # noqa: E402
+from engine.numerics import pin  # noqa: E402
+
+pin()  # the kernels and the one BLAS thread of every engine run, before numpy loads
+
+import numpy as np  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
 from engine.data import ArithmeticCorpus  # noqa: E402
 from engine.models import Decoder, DecoderConfig  # noqa: E402
 from engine.ops import gelu, matmul  # noqa: E402
@@ -41,8 +45,8 @@ from engine.tensor import TensorValue  # noqa: E402
 
 DEPTHS = (2, 4, 8)
 BATCH = 16
-BLAS_MODES = {"BLAS one thread (train)": single_threaded_blas,
-              "BLAS default threads": contextlib.nullcontext}
+BLAS_MODES = {"BLAS one thread (pinned)": functools.partial(threadpool_limits, 1, "blas"),
+              "BLAS two threads": functools.partial(threadpool_limits, 2, "blas")}
 
 
 def training_step(depth: int) -> Callable[[], None]:

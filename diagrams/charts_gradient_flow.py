@@ -1,11 +1,11 @@
-"""The charts of the gradients lab (trace ``gradient-flow-v1``), placed on
+"""The charts of the gradients lab (trace ``gradient-flow-v2``), placed on
 ``docs/labs/gradient-flow.md``."""
 
 from __future__ import annotations
 
 from diagrams.chart_spec import POSITIONS, Chart, Line
 
-TRACE = "gradient-flow-v1"
+TRACE = "gradient-flow-v2"
 VARIANTS = (("plain", "plain"), ("residual", "residual, default init"),
             ("residual-scaled", "residual, scaled output"),
             ("residual-zero", "residual, zero output"), ("prenorm", "pre-norm residual"))

@@ -1,14 +1,16 @@
 """A small numpy (float64) reverse-mode autodiff engine, the chapter's fixtures and the labs'
 models and experiments: everything that computes a traced value.
 
-Public surface: `TensorValue` and `GraphRetention` (engine.tensor), the ops in
-engine.ops, the layers and block stacks in engine.nn, seeded initializers (engine.init),
-`SGD` and `Adam` (engine.optim), `gradcheck` (engine.gradcheck), the chapter's fixtures
-(engine.fixtures), the decoder and its training loop (engine.models), the arithmetic corpus
-(engine.data), the labs' experiments (engine.experiments), `render_report` (engine.report)
-and `render_trace` (engine.trace).
-Run ``python -m engine --help`` for the command line. Importing the package raises glibc's
-malloc thresholds once (engine/allocator.py), which changes speed, never results.
+Public surface, each imported from its module: `TensorValue` and `GraphRetention`
+(engine.tensor), the ops in engine.ops, the layers and block stacks in engine.nn, seeded
+initializers (engine.init), `SGD` and `Adam` (engine.optim), `gradcheck` (engine.gradcheck),
+the chapter's fixtures (engine.fixtures), the decoder and its training loop (engine.models),
+the arithmetic corpus (engine.data), the labs' experiments (engine.experiments),
+`render_report` (engine.report), `render_trace` (engine.trace) and the pinned numerics every
+run computes with (engine.numerics). The package itself holds only the errors.
+Run ``python -m engine --help`` for the command line. Importing the package loads no numpy, so
+that `engine.numerics.pin()` can still choose its kernels; it raises glibc's malloc
+thresholds once (engine/allocator.py), which changes speed, never results.
 """
 
 from engine.allocator import keep_freed_memory
@@ -18,11 +20,11 @@ from engine.errors import (
     GradcheckError,
     GradientError,
     IndicesError,
+    NumericsError,
     OperandError,
     ResidualShapeError,
     ShapeError,
 )
-from engine.tensor import GraphRetention, TensorValue
 
 keep_freed_memory()  # speed only: see engine/allocator.py
 
@@ -31,10 +33,9 @@ __all__ = [
     "EngineError",
     "GradcheckError",
     "GradientError",
-    "GraphRetention",
     "IndicesError",
+    "NumericsError",
     "OperandError",
     "ResidualShapeError",
     "ShapeError",
-    "TensorValue",
 ]

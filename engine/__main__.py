@@ -8,7 +8,8 @@ with ``-o FILE`` writes it atomically (a temporary file in the same directory, t
 regular file (never a link, FIFO, device or folder). Every user error is one line on
 stderr (``engine: error: ...``) and exit status 2; a result that cannot be written (disk
 full, read-only, no permission, standard output included) is one such line and exit
-status 1. Never a traceback.
+status 1. Never a traceback. Every command first pins the numerics (`engine.numerics.pin`),
+so nothing imported at this module's top may load numpy.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from engine.errors import EngineError
+from engine.numerics import pin
 from engine.trace import CHAPTER_TRACE
 from tracefile.files import write_atomic
 from tracefile.schemas import SCHEMAS
@@ -37,6 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="python -m engine",
         description="Run the Chapter 24 residual-connection fixtures.",
+        epilog="Every command first pins the numerics: OpenBLAS's Haswell kernels on one "
+        "thread and numpy's loops up to X86_V3 on an x86-64 CPU with AVX2 (whatever "
+        "OPENBLAS_CORETYPE or NPY_*_CPU_FEATURES say), so traces have the same bytes on every "
+        "such machine with the same libraries; a lab's NUMERICS record says which ran. "
+        "ENGINE_NUMERICS=native leaves the kernels to the machine and the environment.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     report = commands.add_parser(
@@ -91,6 +98,19 @@ def _run(args: argparse.Namespace) -> None:
         _emit(render_report(results), args.report, "report")
 
 
+def _check_pinned() -> None:
+    """One line on stderr when the reference kernels were asked for but others loaded (an
+    OpenBLAS or numpy that ignores the request); the lab traces' NUMERICS records say so too."""
+    from engine.numerics import current
+
+    numerics = current()
+    if not numerics.reference:
+        print(f"engine: warning: asked for the reference numerics, but OpenBLAS runs its "
+              f"{numerics.kernel} kernels on {numerics.threads} thread(s) and numpy its loops "
+              f"up to {numerics.simd[-1]}; the traces can differ from the published ones",
+              file=sys.stderr)
+
+
 class WriteError(Exception):
     """The result could not be written (disk full, read-only, no permission): exit status 1."""
 
@@ -119,6 +139,8 @@ def _emit(text: str, output: Path | None, what: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if pin() and args.command != "traces":
+            _check_pinned()
         _run(args)
     except EngineError as error:
         print(f"engine: error: {error}", file=sys.stderr)

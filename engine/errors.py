@@ -83,3 +83,7 @@ class IndicesError(EngineError):
 
 class ConfigError(EngineError):
     """A builder, initializer or optimizer received a setting it cannot use."""
+
+
+class NumericsError(EngineError):
+    """The kernels cannot be pinned as asked (numpy already loaded, an unknown mode)."""

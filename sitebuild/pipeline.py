@@ -6,7 +6,8 @@ Contract:
 - ``engine_jobs(root)`` lists what the engine is run for: one job per declared trace
   (``python -m engine trace ID``) and the learner report. Each job is cached under its own key:
   the source closure of the modules it runs (read from their imports, so editing one experiment
-  re-runs only that experiment), the Python and the numpy version.
+  re-runs only that experiment), the Python and the numpy version, and the environment
+  variables that choose the engine's kernels (``NUMERICS_ENVIRONMENT``).
 - ``run_engine(root, cache, jobs)`` runs the jobs that miss the cache as parallel subprocesses
   (the site never imports ``engine``) and returns one ``JobResult`` per job: its file, bytes,
   cache status and time.
@@ -16,6 +17,8 @@ Contract:
   ``dot -V`` and the numpy, jinja2, markupsafe and matplotlib versions. ``generating(...)`` is
   the same as a context: on a miss it yields while the charts are still being drawn (a build
   runs MkDocs meanwhile), and stores the files only when ``finish()`` has them all.
+- ``off_reference_note(traces)`` is one line naming each trace whose NUMERICS record says it
+  was computed off the reference numerics, or None.
 - ``run_gates(site_dir, traces)`` returns the gates' findings (empty = pass).
 - ``source_date_epoch(root)`` is the last commit's time (or a fixed date).
 - ``exclusive(build_dir)`` serialises processes that share one ``build/`` folder.
@@ -57,6 +60,11 @@ RENDER_PACKAGES = ("tracefile", "diagrams")
 RENDER_DISTRIBUTIONS = ("numpy", "jinja2", "markupsafe", "matplotlib")
 # The modules every engine run goes through, besides the experiment's own.
 ENGINE_ENTRY = ("engine.__main__", "engine.trace")
+# What chooses the kernels of an engine run: its pinning mode, and the variables it sets when
+# pinning or leaves to the caller when not (engine/numerics.py; tests/test_numerics.py keeps
+# the two lists in step).
+NUMERICS_ENVIRONMENT = ("ENGINE_NUMERICS", "OPENBLAS_CORETYPE", "NPY_ENABLE_CPU_FEATURES",
+                        "NPY_DISABLE_CPU_FEATURES")
 # The zip epoch (1980-01-01): a fixed build date when there is no commit to take one from.
 FALLBACK_EPOCH = 315532800
 
@@ -194,6 +202,7 @@ def job_key(root: Path, job: EngineJob) -> str:
     files = source_closure(root, job.modules)
     return input_key([("python", sys.version), ("numpy", dist_version("numpy")),
                       ("args", " ".join(job.args)),
+                      *((name, os.environ.get(name, "")) for name in NUMERICS_ENVIRONMENT),
                       *((p.relative_to(root).as_posix(), p.read_bytes()) for p in files)])
 
 
@@ -281,6 +290,19 @@ def _engine_env(root: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
     return env
+
+
+def off_reference_note(traces: TraceSet) -> str | None:
+    """One line naming each trace computed off the reference numerics, with its kernels (read
+    from its NUMERICS record); None when every trace that records them ran on them."""
+    off = [f"{trace.trace_id} ({trace.numerics.kernel} BLAS kernels on "
+           f"{trace.numerics.threads} thread(s), numpy loops up to {trace.numerics.simd[-1]})"
+           for trace in traces if any(spec.kind == "NUMERICS" for spec in trace.schema.records)
+           and not trace.numerics.reference]
+    if not off:
+        return None
+    return ("off the reference numerics: " + ", ".join(off) + " computed their numbers with "
+            "other kernels, so they can differ from the published site's (docs/building.md)")
 
 
 def render_sources(root: Path) -> list[Path]:

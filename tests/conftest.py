@@ -17,12 +17,26 @@ Paths are constants in tests/paths.py (``ROOT``, ``GOLDEN_DIR``, ``GOLDEN_TRACE`
   build folder (so the engine runs) into a pytest temp folder.
 - ``browser`` (session): headless Chromium (tests/browser_support.py).
 
+The numerics are pinned first, before anything imports numpy (engine/numerics.py): the
+experiments the tests run in process compute with the kernels ``python -m engine`` uses, and
+the builds' engine runs inherit the same environment.
+
 Checks: the run fails when the repository's own ``build/`` or ``site/`` changed during the
 session (no test may write there), and collection fails when a test that uses a full build is
 not marked ``slow`` or one that drives Chromium is not marked ``browser``.
 """
 
 from __future__ import annotations
+
+import pytest
+
+from engine.errors import NumericsError
+from engine.numerics import pin
+
+try:
+    pin()  # before every other import (pyproject.toml lets E402 pass here)
+except NumericsError as error:
+    raise SystemExit(f"pytest: error: {error}") from None
 
 import os
 import shutil
@@ -31,11 +45,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import site_support
 from browser_support import launch
 from paths import GOLDEN_DIR, GOLDEN_TRACE, OUTPUT_DIRS, ROOT, SITE_URL
-from site_support import BUILD_TIMEOUT, BuiltSite, build_or_fail, folder_listing, listing_changes
+from site_support import (
+    BUILD_TIMEOUT,
+    BuiltSite,
+    build_or_fail,
+    folder_listing,
+    listing_changes,
+)
 
 from sitebuild.paths import CHAPTER_TRACE
 from tracefile import SCHEMAS, Trace, TraceSet, load_trace, parse_trace

@@ -11,7 +11,7 @@ from functools import cache
 from engine.experiments.gradient_flow import GradientFlowResults, gradient_flow_results
 from engine.trace import render_trace
 
-TRACE_ID = "gradient-flow-v1"
+TRACE_ID = "gradient-flow-v2"
 
 
 @cache

@@ -24,11 +24,13 @@ from site_support import (
     folder_listing,
     listing_changes,
     project_copy,
+    published_traces,
     run,
     tree_digest,
 )
 
 from sitebuild.errors import BuildError
+from sitebuild.paths import CHAPTER_TRACE
 from sitebuild.pipeline import engine_jobs
 from tracefile import SCHEMAS
 
@@ -174,6 +176,13 @@ def test_one_progress_line_per_phase(site_build: BuiltSite) -> None:
     engine = next(line for line in lines if line.startswith("[build] engine "))
     assert re.search(r"  \d+ job\(s\), \d+ run, \d+ cached$", engine), engine
     assert any(line.endswith(": equals the engine's run") for line in lines), lines
+    # One line, and only off the reference numerics, names the labs computed with other kernels.
+    off = [trace.trace_id for trace in published_traces(site_build.site, CHAPTER_TRACE)
+           if any(spec.kind == "NUMERICS" for spec in trace.schema.records)
+           and not trace.numerics.reference]
+    notes = [line for line in lines if "off the reference numerics: " in line]
+    assert len(notes) == (1 if off else 0), notes
+    assert all(trace_id in notes[0] for trace_id in off), notes
     generate = next(line for line in lines if line.startswith("[build] generate "))
     if drew:
         assert re.search(r"  \d+ chart\(s\) drawing beside MkDocs, \S+ \(cache miss\)$",

@@ -142,8 +142,14 @@ def test_sweep_identity_stack_passes_gradient_unchanged(lab: GradientFlowResults
     deepest = {stack.curve: stack for stack in sweep.deepest}
     for activation in sweep.activations:
         zero = curves[f"residual-zero-{activation}"]
-        assert zero.input_gradient == (1.0,) * len(sweep.depths)  # ‖G‖ = 1, identity stack
+        # Zero branches add exact zeros, so every depth hands back G itself and the stream
+        # itself, bit for bit with any kernel: equal exactly.
+        assert len(set(zero.input_gradient)) == 1
         assert zero.stream_norm == (sweep.input_norm,) * len(sweep.depths)
+        # ‖G‖ = 1 up to rounding: G is scaled to norm one and its norm is a BLAS dot product,
+        # which OpenBLAS's SkylakeX kernels round to one ulp below one.
+        np.testing.assert_array_max_ulp(np.array(zero.input_gradient), np.ones(len(sweep.depths)),
+                                       maxulp=2)
         assert set(deepest[f"residual-zero-{activation}"].first_weight_gradient) == {0.0}
         assert curves[f"residual-{activation}"].input_gradient[-1] > 1e6  # default init
         assert max(curves[f"residual-scaled-{activation}"].input_gradient) < 3.0

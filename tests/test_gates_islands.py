@@ -108,7 +108,7 @@ def test_the_gates_find_the_same_with_replayed_figures(site_copy: Path,
     page = site_copy / "labs" / "gradient-flow.html"
     html = page.read_text(encoding="utf-8")
     assert len(list(figure_spans(html))) > 1
-    shown = 'data-format="exact" title="gradient-flow-v1:EXPLORER[15].depth = 16">16<'
+    shown = 'data-format="exact" title="gradient-flow-v2:EXPLORER[15].depth = 16">16<'
     assert shown in html
     broken = (html.replace(shown, shown.replace(">16<", ">17<"), 1)  # in the explorer
               .replace('id="gf-explorer-depth"', 'id="gf-explorer-factor"', 1)

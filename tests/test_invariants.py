@@ -56,31 +56,31 @@ CHAPTER = {
 
 GRADIENT_FLOW = {
     "CHAPTER-PATHS.counts = C(layers, k) for every k from zero to layers": (
-        "counts=[1,4,6,4,1]", "counts=[1,4,5,4,1]", 8),
+        "counts=[1,4,6,4,1]", "counts=[1,4,5,4,1]", 9),
     "CHAPTER-PATHS.exact ⇒ CHAPTER-PATHS.total = CHAPTER-PATHS.gradient": (
-        "total=0.31640625 gradient", "total=0.3 gradient", 8),
+        "total=0.31640625 gradient", "total=0.3 gradient", 9),
     "RANDOM-PATH.count = C(RANDOM-PATHS.layers, length) for every length": (
-        "RANDOM-PATH length=2 count=120 ", "RANDOM-PATH length=2 count=121 ", 10),
+        "RANDOM-PATH length=2 count=120 ", "RANDOM-PATH length=2 count=121 ", 11),
     "PATH-COUNT.counts = C(depth, k) for every k, at every depth up to "
     "EXPLORER-CONFIG.max-depth": (
-        "PATH-COUNT depth=1 counts=[1,1]", "PATH-COUNT depth=1 counts=[1,2]", 102),
+        "PATH-COUNT depth=1 counts=[1,1]", "PATH-COUNT depth=1 counts=[1,2]", 103),
     "EXPLORER-CONFIG: one cell per factor and depth, last-cell the count less one": (
-        "EXPLORER-CONFIG max-depth=32 ", "EXPLORER-CONFIG max-depth=31 ", 88),
+        "EXPLORER-CONFIG max-depth=32 ", "EXPLORER-CONFIG max-depth=31 ", 89),
 }
 
 RESIDUAL_STREAM = {
-    "MEMORY.total = the sum of HOLDER bytes": ("total=12065144 ", "total=12065145 ", 38),
+    "MEMORY.total = the sum of HOLDER bytes": ("total=12065144 ", "total=12065145 ", 39),
     "STREAM.relative-error = STREAM.max-error / STREAM.max-stream": (
-        "relative-error=5.170663009808407e-16", "relative-error=5.2e-16", 12),
+        "relative-error=5.170217258781951e-16", "relative-error=5.2e-16", 13),
     "EARLY-EXIT.loss at threshold zero = EARLY-EXIT-CONFIG.full-loss": (
-        "EARLY-EXIT threshold=0.0 mean-blocks=8.0 loss=1.2790667981939898",
-        "EARLY-EXIT threshold=0.0 mean-blocks=8.0 loss=1.28", 15),
+        "EARLY-EXIT threshold=0.0 mean-blocks=8.0 loss=1.2790590448861687",
+        "EARLY-EXIT threshold=0.0 mean-blocks=8.0 loss=1.28", 16),
     "LENS.residual ends at PRUNING.angular's first loss (nothing pruned)": (
-        "1.2790667981939898] plain=", "1.28] plain=", 13),
+        "1.2790590448861687] plain=", "1.28] plain=", 14),
 }
 
-BREAKS = {"residual-connections-v2": CHAPTER, "gradient-flow-v1": GRADIENT_FLOW,
-          "residual-stream-v1": RESIDUAL_STREAM}
+BREAKS = {"residual-connections-v2": CHAPTER, "gradient-flow-v2": GRADIENT_FLOW,
+          "residual-stream-v2": RESIDUAL_STREAM}
 CASES = [(trace_id, text) for trace_id, breaks in BREAKS.items() for text in sorted(breaks)]
 
 

@@ -3,6 +3,7 @@ declared trace, each cached under the source closure of what it runs."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -11,10 +12,11 @@ import pytest
 from sitebuild import pipeline
 from sitebuild.cache import Cache
 from sitebuild.closure import source_closure
-from tracefile import SCHEMAS, parse_trace
+from tracefile import SCHEMAS, TraceSet, parse_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = "residual-connections-v2"
+LAB = "residual-stream-v2"
 
 
 def fake_root(tmp_path: Path) -> Path:
@@ -54,6 +56,41 @@ def test_a_job_key_follows_exactly_its_closure(tmp_path: Path) -> None:
     with (root / "engine" / "fixtures" / "stack.py").open("a") as f:
         f.write("\n# edited\n")
     assert pipeline.job_key(root, job(CHAPTER)) != before
+
+
+def test_a_job_key_follows_the_variables_that_choose_the_kernels(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    before = pipeline.job_key(ROOT, job(LAB))
+    for name in pipeline.NUMERICS_ENVIRONMENT:
+        with monkeypatch.context() as changed:
+            changed.setenv(name, os.environ.get(name, "") + "-changed")
+            assert pipeline.job_key(ROOT, job(LAB)) != before, name
+    assert pipeline.job_key(ROOT, job(LAB)) == before
+
+
+def off_reference(text: str) -> str:
+    """A lab's golden trace as another machine writes its NUMERICS record."""
+    line = next(ln for ln in text.splitlines() if ln.startswith("NUMERICS "))
+    return text.replace(line, line.replace("reference=true", "reference=false").replace(
+        "kernel=Haswell", "kernel=NEOVERSEN1").replace("simd=X86_V2,X86_V3", "simd=ASIMD"))
+
+
+def test_the_note_names_each_trace_computed_off_the_reference_numerics() -> None:
+    golden = {trace_id: (ROOT / "tests" / "golden" / schema.file_name).read_text("utf-8")
+              for trace_id, schema in SCHEMAS.items()}
+
+    def traces(off: tuple[str, ...]) -> TraceSet:
+        return TraceSet({trace_id: parse_trace(off_reference(text) if trace_id in off else text,
+                                               trace_id, SCHEMAS[trace_id])
+                         for trace_id, text in golden.items()}, CHAPTER)
+
+    assert pipeline.off_reference_note(traces(())) is None
+    note = pipeline.off_reference_note(traces((LAB,)))
+    assert note == (f"off the reference numerics: {LAB} (NEOVERSEN1 BLAS kernels on 1 "
+                    "thread(s), numpy loops up to ASIMD) computed their numbers with other "
+                    "kernels, so they can differ from the published site's (docs/building.md)")
+    both = pipeline.off_reference_note(traces(("gradient-flow-v2", LAB)))
+    assert both is not None and "gradient-flow-v2 (NEOVERSEN1" in both and f", {LAB} (" in both
 
 
 @pytest.mark.slow

@@ -146,7 +146,7 @@ def test_a_chart_is_a_mark_for_markdown_and_drawn_in_after_it(golden_traces: Tra
     drawing = _Drawing(name)
     context = SiteContext(golden_traces, {}, None, drawing)
     out = render_page(f'{{{{ chart("{name}", "A caption.") }}}}', "docs/page.md",
-                      context.page_globals("gradient-flow-v1"), 0)
+                      context.page_globals("gradient-flow-v2"), 0)
     # Markdown never sees a drawing or the values, and a chart still being drawn holds up
     # no page.
     assert drawing.read_files == [] and "<svg" not in out and "<table" not in out
@@ -181,7 +181,7 @@ def test_an_unknown_chart_fails_where_the_page_names_it(golden_traces: TraceSet)
     with pytest.raises(PageError, match=r"docs/page\.md:2: unknown chart 'gf-no-such' "
                                         r"\(known: .*gf-sweep-gradient"):
         render_page('text\n{{ chart("gf-no-such") }}', "docs/page.md",
-                    context.page_globals("gradient-flow-v1"), 0)
+                    context.page_globals("gradient-flow-v2"), 0)
 
 
 def test_raw_trace_and_report_are_code_blocks(context: SiteContext) -> None:
@@ -426,7 +426,7 @@ def test_the_explorer_goes_in_after_the_search_plugin_has_read_the_page(
 
 @pytest.mark.parametrize(("html", "kinds", "later"), [
     # Markdown escaped the explorer's mark: found before the search plugin reads the page.
-    ("<p>&lt;!--figure-slot explorer gradient-flow-v1--&gt;</p>", BEFORE_SEARCH, AFTER_SEARCH),
+    ("<p>&lt;!--figure-slot explorer gradient-flow-v2--&gt;</p>", BEFORE_SEARCH, AFTER_SEARCH),
     # A chart's mark that nothing put in: the last pass finds it.
     ("<!--figure-slot svg gf-sweep-gradient-->", AFTER_SEARCH, ()),
 ])

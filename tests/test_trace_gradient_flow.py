@@ -1,10 +1,11 @@
-"""Trace ``gradient-flow-v1``: its declaration, its size, and its golden file.
+"""Trace ``gradient-flow-v2``: its declaration, its size, and its golden file.
 
-The golden file (tests/golden/gradient-flow-v1.trace) is compared with a tolerance, not byte
-for byte: see tests/trace_tolerance.py for why and for the default tolerances. To refresh it
-after an intended change of the experiments::
+A fresh run is compared with the golden file (tests/golden/gradient-flow-v2.trace) byte for
+byte on the reference numerics, within its measured tolerances elsewhere
+(tests/trace_tolerance.py).
+To refresh it after an intended change of the experiments (with the reference numerics)::
 
-    python -m engine trace gradient-flow-v1 -o tests/golden/gradient-flow-v1.trace
+    python -m engine trace gradient-flow-v2 -o tests/golden/gradient-flow-v2.trace
 """
 
 from __future__ import annotations
@@ -14,7 +15,12 @@ import re
 import pytest
 from gradient_flow_support import TRACE_ID, lab_trace
 from paths import GOLDEN_DIR
-from trace_tolerance import assert_matches_golden_within, trace_differences
+from trace_tolerance import (
+    OFF_REFERENCE,
+    assert_trace_matches_golden,
+    on_reference_numerics,
+    trace_differences,
+)
 
 from tracefile import SCHEMAS, parse_trace
 
@@ -24,14 +30,6 @@ pytestmark = pytest.mark.xdist_group("gradient-flow-lab")
 
 SCHEMA = SCHEMAS[TRACE_ID]
 GOLDEN = GOLDEN_DIR / SCHEMA.file_name
-#: Keys whose values amplify last-bit differences, with the measured reason:
-TOLERANCES = {
-    # 250 SGD steps: perturbing the inputs by 1e-15 (relative) moved plain-32's loss curve by
-    # 1.4e-9 (relative); the other models by at most 1e-13.
-    "TRAINING.*": (1e-6, 1e-12),
-    # How far a float64 Vandermonde fit strays: rounding error itself, only its size matters.
-    "RANDOM-PATHS.vandermonde-deviation": (0.0, 1e-5),
-}
 #: The site loads the whole trace; keep it small.
 MAX_BYTES = 400_000
 
@@ -66,19 +64,23 @@ def test_trace_holds_finite_numbers_only(text: str) -> None:
     assert not re.search(r"(?i)\b(nan|inf)", text)
 
 
-def test_trace_matches_golden_within_tolerance(text: str) -> None:
-    assert_matches_golden_within(text, GOLDEN.read_text(encoding="utf-8"), SCHEMA, TOLERANCES)
+def test_trace_matches_the_golden_file(text: str) -> None:
+    assert_trace_matches_golden(text, GOLDEN, SCHEMA)
+
+
+def test_golden_was_written_on_the_reference_numerics() -> None:
+    assert on_reference_numerics(GOLDEN.read_text(encoding="utf-8"), SCHEMA)
 
 
 def test_golden_comparison_catches_a_changed_value() -> None:
     golden = GOLDEN.read_text(encoding="utf-8")
-    assert trace_differences(golden, golden, SCHEMA, TOLERANCES) == []
+    assert trace_differences(golden, golden, SCHEMA, OFF_REFERENCE[TRACE_ID]) == []
     line = next(ln for ln in golden.splitlines() if ln.startswith("RANDOM-PATHS "))
     norm = re.search(r"gradient-norm=([^ ]+)", line)
     assert norm is not None
     nudged = repr(float(norm.group(1)) * (1 + 1e-7))
     changed = golden.replace(line, line.replace(norm.group(0), f"gradient-norm={nudged}"))
-    assert trace_differences(changed, golden, SCHEMA, TOLERANCES) == [
+    assert trace_differences(changed, golden, SCHEMA, OFF_REFERENCE[TRACE_ID]) == [
         f"RANDOM-PATHS[0].gradient-norm: {float(nudged)!r} != golden {float(norm.group(1))!r}"]
 
 
@@ -86,7 +88,7 @@ def test_golden_comparison_catches_a_changed_word_and_vector() -> None:
     golden = GOLDEN.read_text(encoding="utf-8")
     changed = golden.replace("plain-fate=vanished", "plain-fate=kept", 1).replace(
         "contributions=[1.0,-1.0,0.375,", "contributions=[1.0,-1.0,0.376,", 1)
-    problems = trace_differences(changed, golden, SCHEMA, TOLERANCES)
+    problems = trace_differences(changed, golden, SCHEMA, OFF_REFERENCE[TRACE_ID])
     assert any("plain-fate: 'kept' != golden 'vanished'" in p for p in problems)
     assert any(p.startswith("CHAPTER-PATHS[0].contributions: element 2") for p in problems)
     assert len(problems) == 2
@@ -100,4 +102,4 @@ def test_golden_comparison_tolerates_last_bit_noise() -> None:
     nudged = repr(float(norm.group(1)) * (1 + 4e-16))
     changed = golden.replace(line, line.replace(norm.group(0), f"gradient-norm={nudged}"))
     assert changed != golden
-    assert trace_differences(changed, golden, SCHEMA, TOLERANCES) == []
+    assert trace_differences(changed, golden, SCHEMA, OFF_REFERENCE[TRACE_ID]) == []

@@ -231,7 +231,7 @@ def test_the_gates_memo_keeps_findings_and_sees_new_pages(site_copy: Path,
     assert links.check_links(site_copy, memo=memo) == []
     target = site_copy / "trace.html"
     target.write_text(target.read_text(encoding="utf-8").replace(
-        'id="gradient-flow-v1"', 'id="renamed"'), encoding="utf-8")
+        'id="gradient-flow-v2"', 'id="renamed"'), encoding="utf-8")
     assert "labs/gradient-flow.html" in {f.page for f in links.check_links(site_copy, memo=memo)}
 
 

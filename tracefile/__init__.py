@@ -6,10 +6,10 @@ the project (numpy aside), so either side can depend on it without depending on 
 
 Modules: ``errors`` (``LocatedError``, ``TraceError``, ``TracePathError``); ``frame``
 (decoding, lines, header and footer); ``values`` (one lexer and one writer per value kind);
-``schema`` (record declarations) and ``schemas/`` (one module per trace); ``parser`` (text →
-``Trace``); ``trace`` (``Trace``, ``TraceSet``); ``paths`` (value paths, one index per trace);
-``writer`` (results → text, for the engine); ``rules`` (the reader's rules and limits);
-``files`` (the one atomic file write).
+``schema`` (record declarations) and ``schemas/`` (one module per trace, and the labs'
+NUMERICS record); ``parser`` (text → ``Trace``); ``trace`` (``Trace``, ``TraceSet``);
+``paths`` (value paths, one index per trace); ``writer`` (results → text, for the engine);
+``rules`` (the reader's rules and limits); ``files`` (the one atomic file write).
 """
 
 from tracefile.errors import LocatedError, TraceError, TracePathError, TraceWriteError

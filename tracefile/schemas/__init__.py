@@ -3,7 +3,8 @@
 A new trace is one new module here and one line below; the engine's writer, the parser, the
 build and the Trace page all take the list from ``SCHEMAS``. ``CHAPTER_TRACE`` is the chapter's
 trace: the one the engine's report describes, unqualified value paths on a page refer to, and
-diagrams draw unless they name another.
+diagrams draw unless they name another. ``numerics`` declares the ``NUMERICS`` record the
+labs' traces begin with: which kernels computed them.
 """
 
 from __future__ import annotations

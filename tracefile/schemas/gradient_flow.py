@@ -1,4 +1,4 @@
-"""``gradient-flow-v1``: the gradients lab, "Gradients through depth", experiments 1-7.
+"""``gradient-flow-v2``: the gradients lab, "Gradients through depth", experiments 1-7.
 
 One ``Key`` per traced value. ``source`` paths point into the engine's ``GradientFlowResults``
 (engine/experiments/gradient_flow/results.py); the parser ignores them. Every gradient here was
@@ -14,8 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 from tracefile.schema import Invariant, Key, RecordSpec, TraceSchema
+from tracefile.schemas.numerics import NUMERICS
 
 RECORDS = (
+    NUMERICS,
     # -- 1. the +1 over ten layers ------------------------------------------------------------
     RecordSpec("TEN-LAYERS-CONFIG", (
         Key("layers", "int", doc="layers of every scalar stack"),
@@ -256,7 +258,7 @@ INVARIANTS = (
 )
 
 SCHEMA = TraceSchema(
-    "gradient-flow", 1, RECORDS, "engine.experiments.gradient_flow:gradient_flow_results",
+    "gradient-flow", 2, RECORDS, "engine.experiments.gradient_flow:gradient_flow_results",
     title="Gradients through depth",
     doc="the gradients lab: the added one over ten layers, paths, depth sweeps, silent branches, "
         "norm placement, trainability and the explorer grid",

@@ -1,4 +1,4 @@
-"""``residual-stream-v1``: the decoder lab, "The residual stream in a small trained decoder".
+"""``residual-stream-v2``: the decoder lab, "The residual stream in a small trained decoder".
 
 One ``Key`` per traced value. ``source`` paths point into the engine's
 ``ResidualStreamResults`` (engine/experiments/residual_stream/results.py); the parser ignores
@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tracefile.schema import Invariant, Key, RecordSpec, TraceSchema
+from tracefile.schemas.numerics import NUMERICS
 
 Get = Callable[[str], Any]
 
@@ -134,7 +135,7 @@ _STREAM = (
                 "cosine over pi, mean over tokens)"),
         Key("angular-start", "shape",
             doc="for each count of pruned blocks from none up, the first state of the "
-                "consecutive run the angular rule removed"),
+                "consecutive run the angular rule removed (zero when it removed none)"),
         Key("angular", "vector",
             doc="loss after removing the consecutive run whose input and output are closest "
                 "in angle, for each count from none to every block"),
@@ -146,7 +147,7 @@ _STREAM = (
     ), source="pruning", doc="pruning several blocks, three ways, without healing"),
 )
 
-_NUMERICS = (
+_PRECISION_AND_COST = (
     RecordSpec("QUANTIZATION", (
         Key("case", "word", doc="model and bit width"), Key("model", "word", doc="which model"),
         Key("bits", "int", doc="bits per weight, symmetric per output channel"),
@@ -231,7 +232,7 @@ _NUMERICS = (
     ), source="projection.shortcuts", keyed_by="kind", doc="one kind of shortcut"),
 )
 
-RECORDS = (*_TRAINING, *_STREAM, *_NUMERICS)
+RECORDS = (NUMERICS, *_TRAINING, *_STREAM, *_PRECISION_AND_COST)
 
 HOLDERS = ("parameters", "stream", "norm-outputs", "attention-scores", "mlp-hidden",
            "other-values", "backward-saved")
@@ -254,7 +255,7 @@ INVARIANTS = (
 )
 
 SCHEMA = TraceSchema(
-    "residual-stream", 1, RECORDS, "engine.experiments.residual_stream:residual_stream_results",
+    "residual-stream", 2, RECORDS, "engine.experiments.residual_stream:residual_stream_results",
     title="The residual stream in a small trained decoder",
     doc="the decoder lab: trainability, the stream as a sum, the logit lens and early exit, "
         "lesions and pruning, quantization, half precision, cost, projection shortcuts",

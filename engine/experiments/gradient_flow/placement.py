@@ -34,9 +34,10 @@ class PlacementConfig:
     batch: int = 256
     vocab: int = 50
     repeats: int = 10
-    #: Rows per forward. The batch runs in chunks through the same weights so that every
-    #: matrix product stays small enough for OpenBLAS to run it on one thread: threaded
-    #: products made this experiment 10-20x slower, and erratic, on a loaded 2-core machine.
+    #: Rows per forward: the batch runs in chunks through the same weights. Chosen when
+    #: OpenBLAS still ran these products on several threads (which made this experiment
+    #: 10-20x slower, and erratic, on a loaded 2-core machine); every run has one thread now,
+    #: and the chunks stay because they fix the products' shapes, hence the trace's bytes.
     chunk: int = 64
     blocks: tuple[int, ...] = (12, 24)
     activation: str = "relu"

@@ -1,5 +1,5 @@
 """The decoder lab, "The residual stream in a small trained decoder": experiments whose
-results are trace ``residual-stream-v1`` (declared in tracefile/schemas/residual_stream.py).
+results are trace ``residual-stream-v2`` (declared in tracefile/schemas/residual_stream.py).
 
 Modules: ``training`` (zero, the corpus's facts; one, which decoders train), ``stream`` (two,
 the stream is a sum; three, the logit lens and early exit), ``surgery`` (four, lesions and

@@ -1,4 +1,4 @@
-"""All of the residual-stream lab at once: the producer of trace ``residual-stream-v1``.
+"""All of the residual-stream lab at once: the producer of trace ``residual-stream-v2``.
 
 Contract: `residual_stream_results()` trains the lab's decoders once (experiment 1) and runs
 every analysis on them with the default configurations and the lab's seed, returning one
@@ -7,7 +7,7 @@ frozen `ResidualStreamResults`, the object the trace's declaration
 residual model and the plain model of the same depth (and, for the lesions, the shallowest
 of each), on a fixed batch of validation sequences (`AnalysisConfig.sequences`). A progress
 line per experiment goes to stderr; nothing timed enters the results, so the same seed gives
-the same bits on the same machine.
+the same bits with the same kernels, which the results name (`engine.numerics`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from engine.blas import single_threaded_blas
 from engine.data import ArithmeticCorpus
 from engine.experiments.residual_stream.common import LabProgress
 from engine.experiments.residual_stream.cost import Flops, TapeMemory, flops, tape_memory
@@ -43,6 +42,7 @@ from engine.experiments.residual_stream.training import (
     corpus_facts,
     trainability,
 )
+from engine.numerics import Numerics, current
 
 #: The lab's seed (the chapter's number).
 LAB_SEED = 24
@@ -71,6 +71,7 @@ class Analysis:
 class ResidualStreamResults:
     """One run of every experiment of the lab, in the order of the trace."""
 
+    numerics: Numerics
     corpus: CorpusFacts
     training: Trainability
     analysis: Analysis
@@ -98,9 +99,8 @@ def residual_stream_results(seed: int = LAB_SEED, training: DecoderTrainingConfi
     progress(0, "corpus facts")
     facts = corpus_facts(corpus)
     trained = trainability(corpus, seed, training, progress, 1)
-    with single_threaded_blas():
-        return _analyses(corpus, seed, facts, trained, training, analysis,
-                         projection_config or ProjectionConfig(), progress)
+    return _analyses(corpus, seed, facts, trained, training, analysis,
+                     projection_config or ProjectionConfig(), progress)
 
 
 def _analyses(corpus: ArithmeticCorpus, seed: int, facts: CorpusFacts, trained: Trainability,
@@ -134,6 +134,6 @@ def _analyses(corpus: ArithmeticCorpus, seed: int, facts: CorpusFacts, trained: 
     shortcuts = projection(seed, projection_config)
     progress(8, "done")
     return ResidualStreamResults(
-        facts, trained, Analysis(residual.curve, plain.curve, config.sequences,
+        current(), facts, trained, Analysis(residual.curve, plain.curve, config.sequences,
                                  int(targets.size)),
         summed, lens, exits, cut, pruned, quantized, precise, counts, memory, shortcuts)
