@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tracefile import SCHEMAS, parse_trace  # noqa: E402
+from tracefile.schemas.numerics import numerics_of  # noqa: E402
 
 #: Every distinct x86-64 kernel set this numpy's OpenBLAS offers (others are aliases: Zen
 #: runs Haswell's, Cooperlake and SapphireRapids SkylakeX's), and the machine's own choice.
@@ -77,10 +78,8 @@ def run(trace_id: str, env: dict[str, str], folder: Path) -> tuple[bytes, float]
 
 
 def kernel_of(trace_id: str, data: bytes) -> str:
-    schema = SCHEMAS[trace_id]
-    if not any(spec.kind == "NUMERICS" for spec in schema.records):
-        return "-"
-    return parse_trace(data.decode("utf-8"), "<run>", schema).numerics.kernel
+    numerics = numerics_of(parse_trace(data.decode("utf-8"), "<run>", SCHEMAS[trace_id]))
+    return "-" if numerics is None else numerics.kernel
 
 
 def bytes_table(traces: list[str], jobs: int, folder: Path) -> None:

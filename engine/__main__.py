@@ -98,19 +98,6 @@ def _run(args: argparse.Namespace) -> None:
         _emit(render_report(results), args.report, "report")
 
 
-def _check_pinned() -> None:
-    """One line on stderr when the reference kernels were asked for but others loaded (an
-    OpenBLAS or numpy that ignores the request); the lab traces' NUMERICS records say so too."""
-    from engine.numerics import current
-
-    numerics = current()
-    if not numerics.reference:
-        print(f"engine: warning: asked for the reference numerics, but OpenBLAS runs its "
-              f"{numerics.kernel} kernels on {numerics.threads} thread(s) and numpy its loops "
-              f"up to {numerics.simd[-1]}; the traces can differ from the published ones",
-              file=sys.stderr)
-
-
 class WriteError(Exception):
     """The result could not be written (disk full, read-only, no permission): exit status 1."""
 
@@ -139,8 +126,7 @@ def _emit(text: str, output: Path | None, what: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if pin() and args.command != "traces":
-            _check_pinned()
+        pin()
         _run(args)
     except EngineError as error:
         print(f"engine: error: {error}", file=sys.stderr)

@@ -10,8 +10,8 @@ Contract:
   and the rest) the reference kernels: OpenBLAS's Haswell ones (``OPENBLAS_CORETYPE``) and
   numpy's loops up to X86_V3 (``NPY_ENABLE_CPU_FEATURES``). ``ENGINE_NUMERICS=native``
   leaves the kernels to the machine and the caller (how benchmarks/bench_numerics.py forces
-  others). It returns whether it asked for the reference kernels, and raises `NumericsError`
-  when numpy is loaded already: its kernels are chosen by then.
+  others). It raises `NumericsError` when numpy is loaded already: its kernels are chosen by
+  then.
 - `current()` reads what actually runs from the loaded libraries (threadpoolctl for the
   BLAS, ``numpy.show_config`` for numpy's loops) as a frozen `Numerics`; its ``reference``
   is true exactly when those are the reference kernels, however they came to be chosen. The
@@ -100,8 +100,8 @@ def pinned_environment(mode: str | None, capable: bool) -> dict[str, str | None]
     return {**THREADS_ENVIRONMENT, **dict.fromkeys(CONFLICTING), **REFERENCE_ENVIRONMENT}
 
 
-def pin() -> bool:
-    """Fix the kernels numpy will load with; True when they are the reference ones."""
+def pin() -> None:
+    """Fix the kernels numpy will load with (see the module docstring)."""
     if "numpy" in sys.modules:
         raise NumericsError("numerics: numpy is loaded already, so its kernels are chosen; "
                             "call engine.numerics.pin() before anything imports numpy")
@@ -111,7 +111,6 @@ def pin() -> bool:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-    return wanted.get("OPENBLAS_CORETYPE") == REFERENCE_KERNEL
 
 
 def current() -> Numerics:

@@ -51,6 +51,7 @@ from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, TEMPORARY, temp_prefix
 from sitebuild.publish import write_folder
 from sitebuild.tether import tethered
 from tracefile import SCHEMAS, TraceSet
+from tracefile.schemas.numerics import numerics_of
 
 KEY_STAMP = "KEY"
 # The drawing code and the trace contract it reads. The trace text stands for the engine (so
@@ -295,10 +296,10 @@ def _engine_env(root: Path) -> dict[str, str]:
 def off_reference_note(traces: TraceSet) -> str | None:
     """One line naming each trace computed off the reference numerics, with its kernels (read
     from its NUMERICS record); None when every trace that records them ran on them."""
-    off = [f"{trace.trace_id} ({trace.numerics.kernel} BLAS kernels on "
-           f"{trace.numerics.threads} thread(s), numpy loops up to {trace.numerics.simd[-1]})"
-           for trace in traces if any(spec.kind == "NUMERICS" for spec in trace.schema.records)
-           and not trace.numerics.reference]
+    off = [f"{trace.trace_id} ({numerics.kernel} BLAS kernels on {numerics.threads} "
+           f"thread(s), numpy loops up to {numerics.simd[-1]})"
+           for trace in traces
+           if (numerics := numerics_of(trace)) is not None and not numerics.reference]
     if not off:
         return None
     return ("off the reference numerics: " + ", ".join(off) + " computed their numbers with "

@@ -33,6 +33,7 @@ from sitebuild.errors import BuildError
 from sitebuild.paths import CHAPTER_TRACE
 from sitebuild.pipeline import engine_jobs
 from tracefile import SCHEMAS
+from tracefile.schemas.numerics import numerics_of
 
 TRACE_NAME = GOLDEN_TRACE.name
 PHASES = ("engine", "parse", "generate", "mkdocs", "gates", "publish", "total")
@@ -178,8 +179,7 @@ def test_one_progress_line_per_phase(site_build: BuiltSite) -> None:
     assert any(line.endswith(": equals the engine's run") for line in lines), lines
     # One line, and only off the reference numerics, names the labs computed with other kernels.
     off = [trace.trace_id for trace in published_traces(site_build.site, CHAPTER_TRACE)
-           if any(spec.kind == "NUMERICS" for spec in trace.schema.records)
-           and not trace.numerics.reference]
+           if (numerics := numerics_of(trace)) is not None and not numerics.reference]
     notes = [line for line in lines if "off the reference numerics: " in line]
     assert len(notes) == (1 if off else 0), notes
     assert all(trace_id in notes[0] for trace_id in off), notes

@@ -5,12 +5,18 @@ The engine fills it from the libraries it loaded (engine/numerics.py). ``referen
 the pinned reference kernels ran, and the trace has the same bytes on every x86-64 machine
 with AVX2 and the same libraries, which the record names (docs/building.md, "The same
 numbers on every machine"); ``false``: its values can differ from the published ones, by
-rounding and by what training makes of rounding.
+rounding and by what training makes of rounding. `numerics_of(trace)` is a trace's record,
+or None where its schema declares none.
 """
 
 from __future__ import annotations
 
-from tracefile.schema import Key, RecordSpec
+from typing import TYPE_CHECKING
+
+from tracefile.schema import Key, Record, RecordSpec
+
+if TYPE_CHECKING:
+    from tracefile.trace import Trace
 
 NUMERICS = RecordSpec("NUMERICS", (
     Key("reference", "bool",
@@ -26,3 +32,8 @@ NUMERICS = RecordSpec("NUMERICS", (
             "reference stops one level above the baseline)"),
     Key("libc", "name", doc="the C library, whose maths library computes exp, log and power"),
 ), source="numerics", doc="the kernels that computed this trace")
+
+
+def numerics_of(trace: Trace) -> Record | None:
+    """A trace's NUMERICS record, or None for a trace that holds none (the chapter's)."""
+    return trace.numerics if NUMERICS in trace.schema.records else None

@@ -78,7 +78,7 @@ def pruning(model: Decoder, tokens: np.ndarray, targets: np.ndarray) -> Pruning:
     starts, angular, each, last = [], [], [], []
     for n in range(depth + 1):
         distances = [angular_distance(states[s], states[s + n]) for s in range(depth - n + 1)]
-        # Removing nothing has no start: every distance is rounding error around zero.
+        # Removing none has no start to choose (its distances are rounding error).
         start = int(np.argmin(distances)) if n else 0
         starts.append(start)
         angular.append(skipped_loss(model, tokens, targets, tuple(range(start, start + n))))
