@@ -8,7 +8,7 @@ Run from the project root with the project's virtualenv:
 same pages). This one asks what no schedule can beat. On a copy of the project it measures, as
 fresh processes interleaved round by round, the wall time and the CPU time (user + system of
 the process and every process it waited for: chart workers, gate workers, ``dot``) of:
-- ``floor``: plain ``mkdocs build`` of the rendered pages (``bench_site.Project.make_floor``);
+- ``floor``: plain ``mkdocs build`` of the rendered pages (``build/pages``, which mkdocs.yml names);
 - ``cold-cached``: ``build_site.py build`` with only the engine's runs cached;
 - ``cold-drawn``: the same with the figures' cache entry kept too (everything but drawing);
 and, in one process of the project's interpreter, matplotlib's import and the charts drawn
@@ -89,10 +89,10 @@ def build_args(project: Project) -> tuple[str, ...]:
     return ("build_site.py", "build", "--out", str(project.root / "site"))
 
 
-def one_round(project: Project, floor: Path, times: dict[str, list[tuple[float, float]]]) -> None:
+def one_round(project: Project, times: dict[str, list[tuple[float, float]]]) -> None:
     """Each scenario once, in turn, so that the machine's load hits them alike."""
-    times["floor"].append(measured(project, "-m", "mkdocs", "build", "-q", "-f",
-                                   str(floor / "mkdocs.yml"), "-d", str(floor / "site")))
+    times["floor"].append(measured(project, "-m", "mkdocs", "build", "-q", "-d",
+                                   str(project.root.parent / "floor-site")))
     empty_build(project, kept=("engine-",))
     times["cold-cached"].append(measured(project, *build_args(project)))
     empty_build(project, kept=("engine-", "generated-"))
@@ -125,7 +125,7 @@ def report(times: dict[str, list[tuple[float, float]]],
     floor_cpu, drawn_cpu = medians["floor"][1], medians["cold-drawn"][1]
     least = floor_cpu + imported + one_pass
     print(f"  floor + import + one-pass charts: {least:.2f}s cpu, at least "
-          f"{least / cores / floor_wall:4.2f}x floor on {cores} cores, with no gate, hook, "
+          f"{least / cores / floor_wall:4.2f}x floor on {cores} cores, with no gate, render, "
           "diagram or table")
     print(f"  cold-drawn + import + one-pass charts: {drawn_cpu + imported + one_pass:.2f}s cpu, "
           f"at least {(drawn_cpu + imported + one_pass) / cores / floor_wall:4.2f}x floor")
@@ -139,10 +139,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         project = Project(ROOT, sys.executable, Path(tmp))
         project.run(*build_args(project))
-        floor = project.make_floor()
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in SCENARIOS}
         for _ in range(args.repeat):
-            one_round(project, floor, times)
+            one_round(project, times)
         charts = chart_costs(project, args.repeat)
     report(times, charts, cores)
 

@@ -30,9 +30,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from engine.allocator import keep_freed_memory  # noqa: E402
 from engine.numerics import pin  # noqa: E402
 
 pin()  # the kernels and the one BLAS thread of every engine run, before numpy loads
+keep_freed_memory()  # and its malloc settings, as `python -m engine` makes them
 
 import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402

@@ -9,11 +9,10 @@ the arithmetic corpus (engine.data), the labs' experiments (engine.experiments),
 `render_report` (engine.report), `render_trace` (engine.trace) and the pinned numerics every
 run computes with (engine.numerics). The package itself holds only the errors.
 Run ``python -m engine --help`` for the command line. Importing the package loads no numpy, so
-that `engine.numerics.pin()` can still choose its kernels; it raises glibc's malloc
-thresholds once (engine/allocator.py), which changes speed, never results.
+that `engine.numerics.pin()` can still choose its kernels, and changes nothing in the process:
+the speed settings (engine/allocator.py) are the runners' (``python -m engine``, `train`).
 """
 
-from engine.allocator import keep_freed_memory
 from engine.errors import (
     ConfigError,
     EngineError,
@@ -25,8 +24,6 @@ from engine.errors import (
     ResidualShapeError,
     ShapeError,
 )
-
-keep_freed_memory()  # speed only: see engine/allocator.py
 
 __all__ = [
     "ConfigError",

@@ -9,7 +9,8 @@ regular file (never a link, FIFO, device or folder). Every user error is one lin
 stderr (``engine: error: ...``) and exit status 2; a result that cannot be written (disk
 full, read-only, no permission, standard output included) is one such line and exit
 status 1. Never a traceback. Every command first pins the numerics (`engine.numerics.pin`),
-so nothing imported at this module's top may load numpy.
+so nothing imported at this module's top may load numpy, and keeps freed memory
+(`engine.allocator`), which changes speed, never results.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from engine.allocator import keep_freed_memory
 from engine.errors import EngineError
 from engine.numerics import pin
 from engine.trace import CHAPTER_TRACE
@@ -127,6 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         pin()
+        keep_freed_memory()
         _run(args)
     except EngineError as error:
         print(f"engine: error: {error}", file=sys.stderr)

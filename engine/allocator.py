@@ -10,7 +10,8 @@ Why: a training step allocates and frees hundreds of arrays of a few hundred KiB
 comes from a fresh ``mmap`` or, once freed at the top of the heap, is handed back to the
 system, so the next step page-faults on every page again. On the reference machine that
 made an elementwise operation on a 480 KiB array cost about 350 µs instead of 15 µs and
-doubled the decoder's step time. Importing `engine` calls this.
+doubled the decoder's step time. The runners call this (``python -m engine`` and
+`engine.models.train`), never the import of a module.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
-"""The build package: everything between a trace and a published site.
-
-Modules by job:
-- the phases before MkDocs: ``pipeline`` (engine runs, generated figures and tables, the
-  gates' entry), ``closure`` (what an engine run's cache key covers), ``drawing`` (every
-  figure, charts drawn by ``workers`` beside MkDocs), ``cache`` (content-addressed),
-  ``freshness`` (the "up to date" key);
-- MkDocs: ``mkdocs_run`` (the MkDocs phase), ``hook`` (pages as templates over traces),
-  ``site_context`` (what a page's template may use), ``page_render`` (one page, with located
-  errors), ``citations``, ``lockfile`` (the versions a page may name);
-- after it: ``gates/`` (provenance audit, links, published traces), ``publish`` (atomic
-  writes and the folder swap);
-- the preview: ``serve`` (live reload), ``warm`` (its memos), ``memo`` (one memo step);
-- shared: ``paths`` (file names and build settings), ``errors``, ``tether`` (processes
-  that die with the build), ``interrupts`` (SIGTERM and Ctrl-C).
-It reads traces through ``tracefile`` and draws through ``diagrams``; it never imports
-``engine``.
+"""The build, module by module in the order it runs: ``build`` (the phases, ``progress``
+printing them, ``build_folder`` its lock, ``interrupts`` and ``processes`` stopping cleanly),
+``engine_runs`` (``python -m engine`` per trace, keyed by ``module_sources``), ``cache`` (the
+one content key, and the cache), ``up_to_date``, ``generated`` (diagrams, charts and tables),
+``render`` (pages into plain Markdown, with ``templates``, ``page_context``, ``citations`` and
+``lockfile``), ``generator`` (MkDocs or Zensical), ``gates/``, ``publish`` (the atomic swap) and
+``serve`` (the preview); ``paths`` and ``errors`` are shared. It reads traces through
+``tracefile`` and draws through ``diagrams``; it never imports ``engine``.
 """

@@ -1,24 +1,13 @@
-"""Content-addressed cache for generated artefacts under ``build/cache/``.
+"""The one way the build keys content, and the content-addressed cache under ``build/cache/``.
 
-Role: keep the output of an expensive, deterministic step (the engine's trace and
-report, the rendered SVG diagrams and HTML tables) and hand it back when nothing it
-depends on has changed.
-
-Contract:
-- A key is the sha256 of labelled input parts (``input_key``); callers put into it
-  *everything* the output depends on (trace text, sources, tool versions).
-- ``Cache(root).lookup(kind, key)`` returns ``(files, status)``: ``files`` maps a relative
-  file name to its bytes (``None`` unless ``status`` is ``"hit"``), ``status`` is ``"hit"``,
-  ``"miss"`` or ``"rebuilt (...)"`` when a corrupted entry was found and deleted;
-  ``store(kind, key, files)`` writes an entry (the pipeline stores what it built on a miss).
-- An entry is the folder ``<root>/<kind>-<key>/`` holding the files plus
-  ``MANIFEST.json`` (file name → sha256). An entry is corrupt when the manifest is
-  unreadable, a listed file is missing or differs from its hash, or an unlisted file
-  is present; a corrupt entry is deleted and rebuilt, never served.
-- Entries are written into a temporary sibling and renamed into place, so an
-  interrupted build never leaves a half-written entry that looks valid.
-- Only the newest ``keep`` entries of each kind are kept (each engine job is a kind of its
-  own, so a slow experiment's entry is never pushed out by another's).
+Contract: ``content_key(parts)`` is the sha256 of labelled parts (label, length, bytes), and
+``source_files(root, paths)`` the parts of every file under ``paths`` (bytecode skipped):
+every key (engine runs, generated files, the published site) is made of these. An entry of
+``Cache(root)`` is the folder ``<kind>-<key>/`` with its files and ``MANIFEST.json`` (name →
+sha256), written beside and renamed into place; ``lookup(kind, key)`` returns the files and
+``"hit"``, or None and ``"miss"`` / ``"rebuilt (why)"`` when a corrupt entry (unreadable
+manifest, a file missing, changed or unlisted) was deleted. The newest ``keep`` entries of
+each kind are kept.
 """
 
 from __future__ import annotations
@@ -37,7 +26,7 @@ _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
 _SKIP_SUFFIXES = {".pyc", ".pyo"}
 
 
-def input_key(parts: Iterable[tuple[str, bytes | str]]) -> str:
+def content_key(parts: Iterable[tuple[str, bytes | str]]) -> str:
     """Hash labelled parts unambiguously (label, length and bytes of each)."""
     digest = hashlib.sha256()
     for label, data in parts:
@@ -48,14 +37,15 @@ def input_key(parts: Iterable[tuple[str, bytes | str]]) -> str:
     return digest.hexdigest()
 
 
-def tree_parts(root: Path, base: Path) -> list[tuple[str, bytes]]:
-    """Every source file under ``root`` as (path relative to ``base``, bytes), sorted.
-
-    Bytecode caches are skipped: they change when Python runs, not when a source does.
-    """
+def source_files(root: Path, paths: Iterable[Path]) -> list[tuple[str, bytes]]:
+    """Every file at or under ``paths`` as (its path relative to ``root``, its bytes), sorted
+    by path; bytecode caches are skipped: they change when Python runs, not a source."""
+    found = set()
+    for path in paths:
+        found.update(sorted(path.rglob("*")) if path.is_dir() else [path] if path.is_file() else [])
     parts = []
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(base)
+    for path in sorted(found):
+        rel = path.relative_to(root)
         if _SKIP_DIRS.intersection(rel.parts) or path.suffix in _SKIP_SUFFIXES:
             continue
         if path.is_file():

@@ -1,18 +1,13 @@
-"""Citations: the chapter's bibliography, kept as data and rendered by one function.
+"""Citations: the bibliography, kept as data in ``mkdocs.yml`` (``extra.references``) and
+rendered by one function, so that publication years never appear typed into a page.
 
-Role: publication years and arXiv identifiers are the only digits a page may show that do not
-come from the trace. Keeping them in ``mkdocs.yml`` (``extra.references``) rather than typed
-into Markdown means every page stays free of typed numbers, and every citation renders the
-same way.
-
-Contract:
-- ``load_references(extra)`` validates ``extra["references"]``: a mapping from a key to an
-  entry with the string fields ``authors``, ``title``, ``venue``, ``year`` and one of
-  ``arxiv`` (an identifier) or ``url`` (an https address, for work not on arXiv). Anything
-  else raises ``LocatedError`` naming ``mkdocs.yml`` and the entry.
-- ``render_citation(references, key)`` returns ``<cite class="citation">…</cite>`` (HTML
-  escaped, the title linked to the arXiv abstract page or the address); an unknown key raises
-  ``LocatedError`` listing the known ones. The provenance audit exempts exactly this element.
+Contract: ``project_references(root)`` reads ``extra.references`` from ``root/mkdocs.yml``
+(unknown YAML tags load as None, never executed) and ``load_references(extra)`` validates each
+entry (the string fields ``authors``, ``title``, ``venue``, ``year`` and one of ``arxiv`` or an
+https ``url``); a problem is a ``LocatedError`` naming ``mkdocs.yml``. ``render_citation
+(references, key)`` is ``<cite class="citation">…</cite>`` (escaped, the title linked); an
+unknown key lists the known ones. The audit exempts exactly the HTML of
+``rendered_citations(references)`` from its number check.
 """
 
 from __future__ import annotations
@@ -20,10 +15,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import yaml
 from markupsafe import Markup
 
+from sitebuild.errors import GateError
+from sitebuild.paths import ROOT
 from tracefile.errors import LocatedError
 
 FIELDS = ("authors", "title", "venue", "year")
@@ -92,3 +91,32 @@ def render_citation(references: Mapping[str, Reference], key: str) -> Markup:
         " {venue} {year}, arXiv:{arxiv}.</cite>"
     ).format(authors=ref.authors, title=ref.title, venue=ref.venue, year=ref.year,
              arxiv=ref.arxiv)
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that reads unknown tags (MkDocs' `!ENV`, `!!python/...`) as None."""
+
+
+_Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+def project_references(root: Path = ROOT) -> dict[str, Reference]:
+    """The validated bibliography of the project at `root`."""
+    path = root / "mkdocs.yml"
+    try:
+        config: Any = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+    except OSError as err:
+        raise GateError(str(path), None, f"cannot read the bibliography: "
+                        f"{err.strerror or err}") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        mark = getattr(err, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise GateError(str(path), line, f"not valid YAML: {' '.join(str(err).split())}") \
+            from None
+    extra = config.get("extra") if isinstance(config, Mapping) else None
+    return load_references(extra if isinstance(extra, Mapping) else {})
+
+
+def rendered_citations(references: Mapping[str, Reference]) -> frozenset[str]:
+    """The exact HTML of every citation the bibliography can render."""
+    return frozenset(str(render_citation(references, key)) for key in references)

@@ -2,19 +2,11 @@
 the interrupt.
 
 Contract: inside ``stopping_on_signals()`` both signals raise ``KeyboardInterrupt`` in the
-main thread, and ``check()`` raises it again once either has arrived. Callers call ``check``
-where stopping is safe and going on is not: the build at each phase's start, so before it
-publishes, and serve before each rebuild. On leaving, the previous handlers are back and the
-record is cleared; a signal that arrives while handlers are being swapped waits until they
-are (it would otherwise raise halfway through the swap, or be lost).
-
-Why a record as well as the exception: Python runs a signal's handler between two bytecodes
-of the main thread, whatever that thread is running, and some code's exceptions Python
-reports and drops rather than raises: an at-fork hook (``logging`` has one that runs after
-every fork, and the chart workers are forked), a ``__del__``, a weakref callback. An
-interrupt raised there is lost, and the build would run on to its end and publish, as one
-did after SIGTERM. The record carries it to the next ``check``; the dropped exception's
-report ("Exception ignored in ...") is not printed, as it is not ignored.
+main thread and are recorded; ``check()`` raises it again once either has arrived, so a build
+checks at each phase's start and never publishes after one. Python drops exceptions raised in
+some places (an at-fork hook, ``__del__``, a weakref callback), and the record carries such an
+interrupt to the next ``check``; the report of the dropped exception is not printed. On
+leaving, the previous handlers are back; a signal arriving during the swap waits for it.
 """
 
 from __future__ import annotations

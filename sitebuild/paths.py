@@ -1,33 +1,39 @@
-"""File names and default locations shared by the build command and the MkDocs hook.
+"""Where things live: file names and the ``build/`` layout, shared by every phase.
 
-Contract: the one definition of where traces and the learner report live (as the engine writes
-them into ``build/trace/`` and as the site publishes them under ``trace/``), of the default
-``build/`` layout (relative to the project root), of the names of a build's temporary folders
-(``temp_prefix``, recognised by ``TEMPORARY``) and of ``BuildSettings``, what the build hands
-the MkDocs hook on the loaded config (``config.extra[SETTINGS_KEY]``).
+Contract: where the engine writes traces and the learner report (``trace/`` in the build
+folder) and where the site publishes them (``trace/``); the build folder's parts (``pages``:
+the rendered Markdown the generator reads, ``generated``: diagrams and tables, ``cache``);
+the names of a build's temporary folders (``temp_prefix``, recognised by ``TEMPORARY``).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
-from typing import Any
+from urllib.parse import urlsplit
 
-from tracefile import SCHEMAS, TraceSet
+from tracefile import SCHEMAS
 from tracefile.schemas import CHAPTER_TRACE as CHAPTER_TRACE  # re-exported: pages' default
 
 REPORT_NAME = "learner-report.txt"
-TRACE_DIR = "build/trace"
-DEFAULT_GENERATED = "build/generated"
-DEFAULT_REPORT = f"{TRACE_DIR}/{REPORT_NAME}"
+#: The build folder's parts, by their names in it.
+TRACE_DIR, PAGES_DIR, GENERATED_DIR, CACHE_DIR = "trace", "pages", "generated", "cache"
 
 
 #: Temporary folders a build makes (engine runs, cache entries being written, generated files
 #: and the site being assembled, a replaced folder): each name carries ``-pid<PID>``, so the
 #: next build can tell a dead build's leftovers from a live one's work.
 TEMPORARY = re.compile(r"(?:\.[\w.-]*?-|engine-)pid(\d+)(?:-.*)?")
+
+
+def dist_version(name: str) -> str:
+    """Installed version of a distribution, without importing it."""
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
 
 
 def temp_prefix(name: str) -> str:
@@ -45,27 +51,19 @@ def trace_url(trace_id: str) -> str:
     return f"trace/{trace_file(trace_id)}"
 
 
-@dataclass(frozen=True)
-class BuildSettings:
-    """What ``build_site.py`` tells the hook: where the traces, report and figures are."""
-
-    traces: dict[str, Path]
-    report: Path | None
-    generated: Path
-    #: True when the caller has already brought ``generated`` up to date.
-    generated_ready: bool = True
-    #: Traces that differ from a fresh engine run; every page then says so.
-    unverified: tuple[str, ...] = ()
-    #: The traces as the caller already parsed them from ``traces`` (the hook then does not
-    #: parse them again); ``None``: the hook parses the files.
-    parsed: TraceSet | None = None
-    #: A long-lived process's memo of rendered pages (``sitebuild.warm``), which the hook
-    #: keeps each page's rendering and each figure it puts in under everything they read.
-    page_memo: dict[Any, Any] | None = None
-    #: The generated files while they are still being drawn (``sitebuild.drawing.Drawing``):
-    #: the hook reads them from here, waiting for a chart a page needs; ``None``: from
-    #: ``generated``.
-    drawing: Any = None
+#: The project: the folder that holds ``sitebuild/``.
+ROOT = Path(__file__).resolve().parent.parent
 
 
-SETTINGS_KEY = "build"
+def shown(path: Path) -> str:
+    """``path`` relative to the project when inside it (shorter progress lines)."""
+    try:
+        return path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def served_path(site_url: str | None) -> str:
+    """The path a site is served under, ending in "/" as MkDocs makes ``site_url`` end: with
+    ``https://host/sub`` a link to ``/subway/`` is outside the site, not inside it."""
+    return urlsplit(site_url).path.rstrip("/") + "/" if site_url else "/"

@@ -1,95 +1,60 @@
-"""Live-reloading preview server for ``build_site.py serve``.
+"""The live preview: MkDocs' own live-reload server over the rendered pages.
 
-Role: serve the published site folder on 127.0.0.1 with MkDocs' livereload server and
-rebuild whenever a source changes.
-
-Contract:
-- ``serve(root, out, build_args, host, port, extra_watch, docs_rebuild, prime)`` runs
-  ``build_site.py build`` once, then serves ``out`` and rebuilds whenever anything under
-  ``docs/``, ``engine/``, ``tracefile/``, ``diagrams/``, ``sitebuild/``, ``mkdocs.yml``,
-  ``build_site.py`` or an extra watched file (a ``--trace``) changes.
-- An edit confined to ``docs/`` is rebuilt inside this process by ``docs_rebuild`` (MkDocs,
-  gates, publish: no interpreter start, no engine), as long as no code has changed since the
-  server started; ``prime``, run in a thread as the server starts, readies what makes those
-  rebuilds quick (``sitebuild.warm``); any other edit runs a fresh ``build_site.py build``
-  process, so edited engine, drawing or build code is what runs and no stale module is ever
-  used. What a fresh build regenerates follows from the content-hash caches.
-- ``check_port(host, port)`` runs first: a port that is taken or not ours to bind raises
-  ``BuildError("serve", ...)`` before anything is built.
-- A failed rebuild prints its one-line error and leaves the previous site served (the build
-  is atomic); browsers reload only after a successful rebuild. A missing address gets the
-  site's own 404 page.
-- Returns the exit code: 1 when the first build fails or the port is taken.
+Contract: ``serve(root, options, progress, host, port, render_command)`` renders the pages
+(``sitebuild.build.render``), builds them with MkDocs into ``BUILD/preview`` and serves that
+folder with MkDocs' ``LiveReloadServer`` until interrupted, then removes it. After each edit:
+a page or asset under ``docs/`` is rendered again in this process (that page alone), anything
+else (engine, drawing or build code, mkdocs.yml, a --trace file) runs ``render_command``, a
+fresh process, so edited code is what runs; then MkDocs rebuilds with ``dirty=True`` (only the
+pages whose rendered Markdown changed). A failed rebuild prints its one-line error and keeps
+serving what was there. The preview runs no gates and publishes nothing: ``build`` does.
 """
 
 from __future__ import annotations
 
 import errno
 import logging
-import os
+import shutil
 import socket
 import subprocess
 import sys
-import threading
-from collections.abc import Callable
+import time
 from pathlib import Path
 
-from sitebuild import interrupts
+from sitebuild import build, build_folder
 from sitebuild.errors import BuildError
+from sitebuild.generator import mkdocs_build
+from sitebuild.paths import shown
+from sitebuild.progress import Progress
+from sitebuild.render import render_pages
+from tracefile.errors import LocatedError
 
 WATCHED = ("docs", "engine", "tracefile", "diagrams", "sitebuild", "mkdocs.yml", "build_site.py")
-#: How often the watched files are polled. MkDocs' default (half a second) was a third of an
-#: edit's way to the browser once page rebuilds took about half a second; one poll of every
-#: watched file takes about a millisecond (``benchmarks/README.md``).
+#: How often the watched files are polled (MkDocs' default, half a second, is a third of an
+#: edit's way to the browser; one poll of every watched file takes about a millisecond).
 POLL_SECONDS = 0.1
 
 
 class Changes:
-    """Which watched files changed: since the last poll, and whether code changed since start.
+    """Which watched files changed since the last poll (by their mtime and size)."""
 
-    A file's state is its (mtime, size); comparing states finds edits without reading files.
-    """
-
-    def __init__(self, root: Path, watched: tuple[Path, ...]) -> None:
-        self.root, self.watched = root, watched
-        self.start = self.last = self.snapshot()
+    def __init__(self, watched: tuple[Path, ...]) -> None:
+        self.watched = watched
+        self.last = self.snapshot()
 
     def snapshot(self) -> dict[str, tuple[int, int]]:
         state = {}
         for top in self.watched:
-            paths = top.rglob("*") if top.is_dir() else [top]
-            for path in paths:
+            for path in top.rglob("*") if top.is_dir() else [top]:
                 if path.is_file() and "__pycache__" not in path.parts:
                     info = path.stat()
                     state[path.as_posix()] = (info.st_mtime_ns, info.st_size)
         return state
 
-    def poll(self) -> tuple[set[str], bool]:
-        """The files changed since the last poll, and whether anything outside ``docs/``
-        differs from the server's start."""
-        now = self.snapshot()
-        changed = _differ(self.last, now)
+    def poll(self) -> set[str]:
+        now, before = self.snapshot(), self.last
         self.last = now
-        docs = (self.root / "docs").as_posix() + "/"
-        code_changed = any(not path.startswith(docs) for path in _differ(self.start, now))
-        return changed, code_changed
-
-
-def _differ(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> set[str]:
-    return {path for path in before.keys() | after.keys() if before.get(path) != after.get(path)}
-
-
-def _error_page(out: Path, code: int) -> bytes | None:
-    """The site's own page for a missing address (Material's 404.html), as a host would."""
-    page = out / "404.html"
-    return page.read_bytes() if code == 404 and page.is_file() else None
-
-
-def _build(root: Path, build_args: list[str]) -> bool:
-    # No bytecode writes: a new .pyc under a watched folder would trigger another rebuild.
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    command = [sys.executable, str(root / "build_site.py"), "build", *build_args]
-    return subprocess.run(command, cwd=root, env=env, check=False).returncode == 0
+        return {path for path in before.keys() | now.keys() if before.get(path) != now.get(path)}
 
 
 def check_port(host: str, port: int) -> None:
@@ -107,55 +72,55 @@ def check_port(host: str, port: int) -> None:
                 from None
 
 
-def _log_to_terminal() -> None:
-    logger = logging.getLogger("mkdocs.livereload")
-    handler = logging.StreamHandler(sys.stdout)
-    handler.setFormatter(logging.Formatter("[serve] %(message)s"))
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
-
-
-def serve(root: Path, out: Path, build_args: list[str], host: str, port: int,
-          extra_watch: tuple[Path, ...] = (),
-          docs_rebuild: Callable[[], bool] | None = None,
-          prime: Callable[[], None] | None = None) -> int:
-    """Build, then serve ``out`` with live reload until interrupted: Ctrl-C or SIGTERM, which
-    ``build_site.py`` turns into ``KeyboardInterrupt`` (``sitebuild.interrupts``)."""
+def serve(root: Path, options: build.Options, progress: Progress, host: str, port: int,
+          render_command: list[str]) -> int:
+    """Render, build and serve with live reload (see the module doc); the exit code."""
     from mkdocs.livereload import LiveReloadServer
 
     check_port(host, port)
-    watched = (*(root / name for name in WATCHED), *extra_watch)
-    changes = Changes(root, watched)
-    if not _build(root, build_args):
-        return 1
+    watched = (*(root / name for name in WATCHED), *options.traces)
+    changes = Changes(watched)
+    preview = options.build_dir / "preview"
+    with build_folder.exclusive(options.build_dir):  # builds sharing the folder take turns
+        inputs = build.engine_and_traces(root, options, progress)
+        context = build.page_context(root, inputs, build.pages(root, options, inputs, progress))
+        shutil.rmtree(preview, ignore_errors=True)
+        with progress.phase("mkdocs") as notes:
+            mkdocs_build(root, options.build_dir / "pages", preview, options.site_url)
+            notes.append(f"into {shown(preview)}")
+    fresh = [False]  # whether code changed since this process rendered: then always a process
 
     def rebuild() -> None:
-        interrupts.check()  # a stop that Python dropped ends the server, not a rebuild
-        changed, code_changed = changes.poll()
+        start, changed = time.perf_counter(), changes.poll()
         docs = (root / "docs").as_posix() + "/"
-        in_process = (docs_rebuild is not None and changed and not code_changed
-                      and all(path.startswith(docs) for path in changed))
-        if not (docs_rebuild() if in_process else _build(root, build_args)):
-            # Raising keeps the browsers on the previous page: livereload reloads them only
-            # after a builder that returned.
-            raise SystemExit("[serve] rebuild failed; still serving the previous site")
+        fresh[0] = fresh[0] or any(not path.startswith(docs) for path in changed)
+        try:
+            # A fresh process takes the build folder's lock itself.
+            if fresh[0] and subprocess.run(render_command, cwd=root).returncode != 0:
+                raise _Failed
+            with build_folder.exclusive(options.build_dir):
+                if not fresh[0]:
+                    only = {Path(path).relative_to(root).as_posix() for path in changed}
+                    render_pages(root, context, options.build_dir / "pages", only)
+                mkdocs_build(root, options.build_dir / "pages", preview, options.site_url,
+                             dirty=True)
+        except _Failed:
+            print("[serve] rebuild failed; still serving the previous preview", flush=True)
+            return
+        except LocatedError as err:
+            print(" ".join(str(err).split()), file=sys.stderr, flush=True)
+            print("[serve] rebuild failed; still serving the previous preview", flush=True)
+            return
+        print(f"[serve] rebuilt in {time.perf_counter() - start:.2f}s", flush=True)
 
-    if docs_rebuild is not None:
-        # The first edit then skips the imports. (Rebuilds in this process start no worker,
-        # unless they must draw the figures a failed build did not store: their gates find
-        # the unchanged pages in serve's memo, sitebuild.warm.)
-        from sitebuild.mkdocs_run import warm_up
-
-        warm_up(root)
-        if prime is not None:  # while the server starts; the first rebuild waits for it
-            threading.Thread(target=prime, name="prime", daemon=True).start()
     _log_to_terminal()
-    server = LiveReloadServer(builder=rebuild, host=host, port=port, root=str(out),
+    server = LiveReloadServer(builder=rebuild, host=host, port=port, root=str(preview),
                               polling_interval=POLL_SECONDS)
-    server.error_handler = lambda code: _error_page(out, code)
+    server.error_handler = lambda code: _error_page(preview, code)
     for path in watched:
         server.watch(str(path))
+    print(f"[serve] a preview, without gates: `build_site.py build` publishes; "
+          f"serving on http://{host}:{port}/", flush=True)
     try:
         server.serve()
     except OSError as err:
@@ -165,4 +130,25 @@ def serve(root: Path, out: Path, build_args: list[str], host: str, port: int,
         print("[serve] stopped", flush=True)
     finally:
         server.shutdown()
+        shutil.rmtree(preview, ignore_errors=True)
     return 0
+
+
+class _Failed(Exception):
+    """The render process failed (it printed its own one-line error)."""
+
+
+def _error_page(site: Path, code: int) -> bytes | None:
+    """The site's own page for a missing address (Material's 404.html), as a host would."""
+    page = site / "404.html"
+    return page.read_bytes() if code == 404 and page.is_file() else None
+
+
+def _log_to_terminal() -> None:
+    logger = logging.getLogger("mkdocs")
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(logging.Formatter("[serve] %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+

@@ -5,9 +5,10 @@ file byte for byte; otherwise it fails with a unified diff (golden → rendered)
 what the engine computes shows up in CI as a reviewable diff.
 
 `assert_drawing_matches_golden(actual, golden, rendered_by)` is the same comparison for drawing
-outputs (DOT texts, plot SVGs), whose goldens may be re-accepted after an intended change with
-``UPDATE_GOLDEN=1`` in the environment (the engine's traces never may: they are the independent
-check of what it computes).
+outputs (DOT texts, plot SVGs, the explorer's corner), whose goldens may be re-accepted after an
+intended change with ``UPDATE_GOLDEN=1`` in the environment (the engine's traces never may: they
+are the independent check of what it computes; ``./dev goldens`` rewrites them from a fresh run,
+tests/refresh_goldens.py).
 
 `scaled_records(trace_text, extra)` is a golden trace with `extra` more keyed `SCALED` records,
 for the tests of the record limit.

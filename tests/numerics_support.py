@@ -18,7 +18,7 @@ import pytest
 from browser_support import in_ci
 
 from engine.numerics import MODE_VARIABLE, can_pin
-from sitebuild.pipeline import NUMERICS_ENVIRONMENT
+from sitebuild.engine_runs import NUMERICS_ENVIRONMENT
 
 _SIMD = np.show_config(mode="dicts")["SIMD Extensions"]
 #: numpy's dispatched levels, whether this CPU has them or not (numpy refuses other names).

@@ -1,5 +1,5 @@
 """Processes seen through Linux's /proc: what a process started, its command line, whether
-it is still running. For the tests of killed builds and of tethered processes."""
+it is still running. For the tests of killed builds and of processes that die with their parent."""
 
 from __future__ import annotations
 

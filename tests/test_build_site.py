@@ -29,17 +29,16 @@ from site_support import (
     tree_digest,
 )
 
+from sitebuild import build as site_build
+from sitebuild.engine_runs import engine_jobs
 from sitebuild.errors import BuildError
 from sitebuild.paths import CHAPTER_TRACE
-from sitebuild.pipeline import engine_jobs
+from sitebuild.progress import Progress
 from tracefile import SCHEMAS
 from tracefile.schemas.numerics import numerics_of
 
 TRACE_NAME = GOLDEN_TRACE.name
-PHASES = ("engine", "parse", "generate", "mkdocs", "gates", "publish", "total")
-#: A build that draws its figures waits for the charts drawn beside MkDocs before the gates.
-DRAWING_PHASES = ("engine", "parse", "generate", "mkdocs", "charts", "gates", "publish",
-                  "total")
+PHASES = ("engine", "parse", "generate", "render", "mkdocs", "gates", "publish", "total")
 PHASE_LINE = re.compile(r"\[build\] (\S+) +\d+\.\d\ds(  .*)?")
 DETAIL_LINE = re.compile(r"\[build\]   (\S+) +(\d+\.\d\ds|cached)")
 UP_TO_DATE = re.compile(r"\[build\] total +\d+\.\d\ds  up to date: \S+ was built from these "
@@ -61,7 +60,7 @@ def details(stdout: str) -> dict[str, str]:
 # ---- the command line ----
 
 
-@pytest.mark.parametrize("command", [[], ["build"], ["serve"], ["check"]])
+@pytest.mark.parametrize("command", [[], ["build"], ["serve"], ["render"], ["check"]])
 def test_every_command_has_help(command: list[str]) -> None:
     done = run([*command, "--help"])
     assert done.returncode == 0 and done.stderr == ""
@@ -89,9 +88,7 @@ def test_dev_help_prints_the_header_only() -> None:
 
 
 def test_a_failing_phase_still_gets_its_line(capsys: pytest.CaptureFixture[str]) -> None:
-    import build_site
-
-    progress = build_site.Progress("build")
+    progress = Progress("build")
     with progress.phase("parse") as notes:
         notes.append("fine")
     with pytest.raises(ValueError), progress.phase("mkdocs"):
@@ -107,11 +104,10 @@ def test_a_failing_phase_still_gets_its_line(capsys: pytest.CaptureFixture[str])
 def test_no_phase_starts_after_a_stopping_signal(monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     # As if SIGTERM had arrived and Python had dropped its exception (tests/test_interrupts.py).
-    import build_site
     from sitebuild import interrupts
 
     monkeypatch.setattr(interrupts, "_received", [signal.SIGTERM])
-    progress, ran = build_site.Progress("build"), []
+    progress, ran = Progress("build"), []
     with pytest.raises(KeyboardInterrupt), progress.phase("publish"):
         ran.append("publish")
     assert ran == [] and progress.current == "publish" and capsys.readouterr().out == ""
@@ -167,10 +163,7 @@ def test_the_trace_page_shows_report_raw_trace_and_download(built_site: Path) ->
 @pytest.mark.slow
 def test_one_progress_line_per_phase(site_build: BuiltSite) -> None:
     lines = site_build.stdout.splitlines()
-    # Whether this build drew the figures depends on what the session's shared cache held.
-    drew = any(line.startswith("[build] generate ") and line.endswith("(cache miss)")
-               for line in lines)
-    assert phases(site_build.stdout) == list(DRAWING_PHASES if drew else PHASES), lines
+    assert phases(site_build.stdout) == list(PHASES), lines
     # Every engine job runs (or comes from the cache) even with --trace: the given trace is
     # held against the engine's own run.
     assert set(details(site_build.stdout)) == {job.name for job in engine_jobs()}
@@ -184,14 +177,10 @@ def test_one_progress_line_per_phase(site_build: BuiltSite) -> None:
     assert len(notes) == (1 if off else 0), notes
     assert all(trace_id in notes[0] for trace_id in off), notes
     generate = next(line for line in lines if line.startswith("[build] generate "))
-    if drew:
-        assert re.search(r"  \d+ chart\(s\) drawing beside MkDocs, \S+ \(cache miss\)$",
-                         generate), generate
-        charts = next(line for line in lines if line.startswith("[build] charts "))
-        assert re.search(r"  \d+ chart\(s\) drawn beside MkDocs, \d+ still drawing when it "
-                         r"finished; stored in \S+$", charts), charts
-    else:
-        assert re.search(r"  \S+ \(cache hit\)$", generate), generate
+    # Whether this build drew the figures depends on what the session's shared cache held.
+    assert re.search(r"  \d+ file\(s\) in \S+ \(cache (hit|miss)\)$", generate), generate
+    render = next(line for line in lines if line.startswith("[build] render "))
+    assert re.search(r"  \d+ file\(s\) changed in \S+/pages$", render), render
     assert lines[-1].endswith(f"published {site_build.site}"), lines[-1]
 
 
@@ -265,7 +254,8 @@ def test_an_edited_page_is_not_up_to_date(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_readme_build_runs_the_engine_end_to_end(engine_build: BuiltSite) -> None:
     stdout, out = engine_build.stdout, engine_build.site
-    assert phases(stdout) == list(DRAWING_PHASES), stdout  # a cache of its own: all drawn
+    assert phases(stdout) == list(PHASES), stdout
+    assert "(cache miss)" in stdout  # a cache of its own: everything drawn
     jobs = [job.name for job in engine_jobs()]
     engine = next(line for line in stdout.splitlines() if line.startswith("[build] engine "))
     assert re.search(rf"  {len(jobs)} job\(s\), {len(jobs)} run, 0 cached$", engine), stdout
@@ -281,9 +271,7 @@ def test_readme_build_runs_the_engine_end_to_end(engine_build: BuiltSite) -> Non
 
 def test_an_os_error_in_a_phase_names_the_file_and_the_phase(
         capsys: pytest.CaptureFixture[str]) -> None:
-    import build_site
-
-    with pytest.raises(BuildError) as raised, build_site.Progress("build").phase("publish"):
+    with pytest.raises(BuildError) as raised, Progress("build").phase("publish"):
         raise PermissionError(13, "Permission denied", "/srv/site")
     assert str(raised.value) == "/srv/site: publish: Permission denied"
     assert capsys.readouterr().out.startswith("[build] publish   FAILED ")
@@ -309,19 +297,15 @@ def test_a_build_folder_inside_the_output_folder_is_refused(tmp_path: Path) -> N
 ])
 def test_first_difference_names_the_line_and_what_the_engine_writes(
         mine: bytes, theirs: bytes, found: tuple[int, str] | None) -> None:
-    import build_site
-
-    assert build_site.first_difference(mine, theirs) == found
+    assert site_build.first_difference(mine, theirs) == found
 
 
 def test_a_trace_unlike_the_engines_is_refused_unless_allowed(tmp_path: Path) -> None:
-    import build_site
-
     given = tmp_path / "given.trace"
     given.write_bytes(b"a\nx\n")
-    assert build_site.same_as_engine(given, b"a\nx\n", False, "why") is True
-    assert build_site.same_as_engine(given, b"a\nb\n", True, "why") is False
+    assert site_build.same_as_engine(given, b"a\nx\n", False, "why") is True
+    assert site_build.same_as_engine(given, b"a\nb\n", True, "why") is False
     with pytest.raises(BuildError) as raised:
-        build_site.same_as_engine(given, b"a\nb\n", False, build_site.CHECK_PURPOSE)
+        site_build.same_as_engine(given, b"a\nb\n", False, site_build.CHECK_PURPOSE)
     assert str(raised.value) == (f"{given}:2: differs from a fresh run of the engine, which "
-                                 f"writes 'b' here; {build_site.CHECK_PURPOSE}")
+                                 f"writes 'b' here; {site_build.CHECK_PURPOSE}")

@@ -1,4 +1,4 @@
-"""Tests for sitebuild/cache.py and the cache keys in sitebuild/pipeline.py.
+"""Tests for sitebuild/cache.py and the keys of the engine runs and the generated files.
 
 A cached artefact must come back unchanged when nothing changed (hit), be rebuilt when any
 input changed (miss), and never be served when its entry was damaged (rebuilt).
@@ -9,18 +9,16 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from paths import GOLDEN_TRACE, ROOT
 
 from diagrams.errors import RenderError
-from sitebuild import pipeline
-from sitebuild.cache import MANIFEST, Cache, input_key, tree_parts
-from sitebuild.closure import source_closure
+from sitebuild import engine_runs, generated
+from sitebuild.cache import MANIFEST, Cache, content_key, source_files
+from sitebuild.module_sources import source_closure
 from sitebuild.paths import CHAPTER_TRACE
 from sitebuild.publish import write_folder
 from tracefile import TraceSet, parse_trace
@@ -64,9 +62,9 @@ def test_a_changed_input_is_a_new_key_and_a_miss(tmp_path: Path) -> None:
     src = tmp_path / "src"
     (src / "templates").mkdir(parents=True)
     (src / "templates" / "t.html.j2").write_text("{{ a }}")
-    before = input_key([("trace", "T"), *tree_parts(src, tmp_path)])
+    before = content_key([("trace", "T"), *source_files(tmp_path, [src])])
     (src / "templates" / "t.html.j2").write_text("{{ b }}")
-    after = input_key([("trace", "T"), *tree_parts(src, tmp_path)])
+    after = content_key([("trace", "T"), *source_files(tmp_path, [src])])
     assert before != after
     cache, build = Cache(tmp_path / "cache"), Builder(FILES)
     fetch_or_build(cache, "generated", before, build)
@@ -75,15 +73,15 @@ def test_a_changed_input_is_a_new_key_and_a_miss(tmp_path: Path) -> None:
 
 
 def test_keys_are_unambiguous_and_ignore_bytecode(tmp_path: Path) -> None:
-    assert input_key([("a", "bc")]) != input_key([("ab", "c")])
-    assert input_key([("a", "b"), ("c", "")]) != input_key([("a", "b")])
+    assert content_key([("a", "bc")]) != content_key([("ab", "c")])
+    assert content_key([("a", "b"), ("c", "")]) != content_key([("a", "b")])
     (tmp_path / "pkg" / "__pycache__").mkdir(parents=True)
     (tmp_path / "pkg" / "m.py").write_text("x = 1\n")
-    key = input_key(tree_parts(tmp_path / "pkg", tmp_path))
+    key = content_key(source_files(tmp_path, [tmp_path / "pkg"]))
     (tmp_path / "pkg" / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"\0")
-    assert input_key(tree_parts(tmp_path / "pkg", tmp_path)) == key
+    assert content_key(source_files(tmp_path, [tmp_path / "pkg"])) == key
     (tmp_path / "pkg" / "m.py").write_text("x = 2\n")
-    assert input_key(tree_parts(tmp_path / "pkg", tmp_path)) != key
+    assert content_key(source_files(tmp_path, [tmp_path / "pkg"])) != key
 
 
 @pytest.mark.parametrize(
@@ -167,25 +165,30 @@ def golden_trace(max_error: str = "3e-10"):
     return TraceSet({CHAPTER_TRACE: parse_trace(text, str(GOLDEN_TRACE))}, CHAPTER_TRACE)
 
 
+def engine_key(root: Path) -> str:
+    return content_key([(job.name, engine_runs.job_key(root, job))
+                        for job in engine_runs.engine_jobs()])
+
+
 def test_engine_key_follows_engine_sources(tmp_path: Path) -> None:
     root = fake_root(tmp_path)
-    before = pipeline.engine_key(root)
-    assert pipeline.engine_key(root) == before
+    before = engine_key(root)
+    assert engine_key(root) == before
     (root / "sitebuild" / "cache.py").write_text("# the site side is not an engine input\n")
-    assert pipeline.engine_key(root) == before
+    assert engine_key(root) == before
     with (root / "engine" / "__init__.py").open("a") as f:
         f.write("\n# changed\n")
-    assert pipeline.engine_key(root) != before
+    assert engine_key(root) != before
 
 
 def test_generated_key_follows_trace_and_templates(tmp_path: Path) -> None:
     root = fake_root(tmp_path)
-    before = pipeline.generated_key(root, golden_trace())
-    assert pipeline.generated_key(root, golden_trace()) == before
-    assert pipeline.generated_key(root, golden_trace("4e-10")) != before
+    before = generated.generated_key(root, golden_trace())
+    assert generated.generated_key(root, golden_trace()) == before
+    assert generated.generated_key(root, golden_trace("4e-10")) != before
     template = next((root / "diagrams" / "templates").glob("*.html.j2"))
     template.write_text(template.read_text() + "\n<!-- edited -->\n")
-    assert pipeline.generated_key(root, golden_trace()) != before
+    assert generated.generated_key(root, golden_trace()) != before
 
 
 def rendering_modules() -> list[str]:
@@ -204,104 +207,63 @@ def test_the_rendering_closure_is_what_we_expect() -> None:
 @pytest.mark.parametrize("module", rendering_modules())
 def test_generated_key_follows_every_rendering_module(tmp_path: Path, module: str) -> None:
     root = fake_root(tmp_path)
-    before = pipeline.generated_key(root, golden_trace())
+    before = generated.generated_key(root, golden_trace())
     with (root / module).open("a") as f:
         f.write("\n# changed\n")
-    assert pipeline.generated_key(root, golden_trace()) != before
+    assert generated.generated_key(root, golden_trace()) != before
 
 
-@pytest.mark.parametrize("edited", ["sitebuild/gates/audit.py", "sitebuild/hook.py",
+@pytest.mark.parametrize("edited", ["sitebuild/gates/audit.py", "sitebuild/render.py",
                                     "sitebuild/serve.py", "sitebuild/cache.py",
                                     "engine/__init__.py"])
 def test_generated_key_ignores_what_rendering_does_not_use(tmp_path: Path, edited: str) -> None:
     # The engine reaches the diagrams only through the trace text, which is in the key.
     root = fake_root(tmp_path)
-    before = pipeline.generated_key(root, golden_trace())
+    before = generated.generated_key(root, golden_trace())
     with (root / edited).open("a") as f:
         f.write("\n# changed\n")
-    assert pipeline.generated_key(root, golden_trace()) == before
+    assert generated.generated_key(root, golden_trace()) == before
 
 
 @pytest.mark.parametrize("dist", ["numpy", "jinja2", "markupsafe"])
 def test_generated_key_follows_library_versions(tmp_path: Path, dist: str,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     root = fake_root(tmp_path)
-    before = pipeline.generated_key(root, golden_trace())
-    real = pipeline.dist_version
-    monkeypatch.setattr(pipeline, "dist_version",
+    before = generated.generated_key(root, golden_trace())
+    real = generated.dist_version
+    monkeypatch.setattr(generated, "dist_version",
                         lambda name: "0.0-other" if name == dist else real(name))
-    assert pipeline.generated_key(root, golden_trace()) != before
+    assert generated.generated_key(root, golden_trace()) != before
 
 
 def test_generated_key_follows_the_graphviz_version(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     root = fake_root(tmp_path)
-    before = pipeline.generated_key(root, golden_trace())
-    monkeypatch.setattr(pipeline, "dot_version", lambda: "dot - graphviz version 0.0")
-    assert pipeline.generated_key(root, golden_trace()) != before
+    before = generated.generated_key(root, golden_trace())
+    monkeypatch.setattr(generated, "dot_version", lambda: "dot - graphviz version 0.0")
+    assert generated.generated_key(root, golden_trace()) != before
 
 
 def test_generate_hits_misses_and_repairs(tmp_path: Path) -> None:
     cache, target = Cache(tmp_path / "cache"), tmp_path / "generated"
-    assert pipeline.generate(ROOT, golden_trace(), target, cache)[0] == "miss"
+    assert generated.generate(ROOT, golden_trace(), target, cache)[0] == "miss"
     fresh = {p.name: p.read_bytes() for p in target.iterdir()}
     assert {"forward.svg", "backward.svg", "checks.svg", "stack.svg"} <= set(fresh)
-    assert pipeline.generate(ROOT, golden_trace(), target, cache)[0] == "hit"
+    assert generated.generate(ROOT, golden_trace(), target, cache)[0] == "hit"
     entry = next((tmp_path / "cache").glob("generated-*"))
     (entry / "forward.svg").write_text("<svg>stale</svg>")
-    assert pipeline.generate(ROOT, golden_trace(), target, cache)[0].startswith("rebuilt (hash")
+    assert generated.generate(ROOT, golden_trace(), target, cache)[0].startswith("rebuilt (hash")
     assert {p.name: p.read_bytes() for p in target.iterdir()} == fresh
-    assert pipeline.generate(ROOT, golden_trace("4e-10"), target, cache)[0] == "miss"
+    assert generated.generate(ROOT, golden_trace("4e-10"), target, cache)[0] == "miss"
 
 
-class _Drawing:
-    """A drawing whose one chart is drawn (or fails) only when it is read."""
-
-    def __init__(self, chart: Callable[[], bytes]) -> None:
-        self.chart, self.charts = chart, 1
-
-    def names(self) -> list[str]:
-        return ["chart.svg", "table.html"]
-
-    def read(self, name: str) -> bytes:
-        return self.chart() if name == "chart.svg" else b"<table></table>"
-
-    def files(self) -> dict[str, bytes]:
-        return {name: self.read(name) for name in self.names()}
-
-
-def _drawing_of(chart: Callable[[], bytes]) -> Callable[[TraceSet], Any]:
-    @contextmanager
-    def start(traces: TraceSet) -> Iterator[_Drawing]:
-        yield _Drawing(chart)
-
-    return start
-
-
-def test_generating_stores_a_drawing_only_once_it_is_finished(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    cache, target = Cache(tmp_path / "cache"), tmp_path / "generated"
-    monkeypatch.setattr(pipeline, "start_drawing", _drawing_of(lambda: b"<svg/>"))
-    with pipeline.generating(ROOT, golden_trace(), target, cache, "k") as generation:
-        assert generation.status == "miss" and generation.drawing is not None
-        # While the charts are drawn, neither the cache nor the folder holds anything.
-        assert not target.exists() and cache.lookup("generated", "k")[0] is None
-        files = generation.finish()
-    assert files == {"chart.svg": b"<svg/>", "table.html": b"<table></table>"}
-    assert cache.lookup("generated", "k")[0] == files
-    assert {p.name: p.read_bytes() for p in target.iterdir()} == {**files, "KEY": b"k"}
-    with pipeline.generating(ROOT, golden_trace(), target, cache, "k") as again:
-        assert (again.status, again.drawing, again.finish()) == ("hit", None, files)
-
-
-def test_generating_stores_nothing_when_a_chart_fails(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken() -> bytes:
+def test_a_drawing_that_fails_stores_nothing(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(traces: TraceSet) -> dict[str, bytes]:
         raise RenderError("<plot chart>", None, "cannot be drawn")
 
     cache, target = Cache(tmp_path / "cache"), tmp_path / "generated"
-    monkeypatch.setattr(pipeline, "start_drawing", _drawing_of(broken))
-    with pytest.raises(RenderError, match="cannot be drawn"), \
-            pipeline.generating(ROOT, golden_trace(), target, cache, "k") as generation:
-        generation.finish()
+    monkeypatch.setattr(generated, "draw", broken)
+    with pytest.raises(RenderError, match="cannot be drawn"):
+        generated.generate(ROOT, golden_trace(), target, cache, "k")
     assert not target.exists() and cache.lookup("generated", "k") == (None, "miss")

@@ -10,6 +10,7 @@ import pytest
 from engine.errors import ConfigError, IndicesError, ShapeError
 from engine.gradcheck import gradcheck
 from engine.models import Decoder, DecoderConfig
+from engine.nn import residual_add
 
 
 def tiny(**settings) -> DecoderConfig:
@@ -60,6 +61,25 @@ def test_the_plain_variant_has_no_skip():
     for k in range(2):
         assert np.array_equal(run.middles[k].value, run.attention_writes[k].value)
         assert np.array_equal(run.streams[k + 1].value, run.mlp_writes[k].value)
+
+
+@pytest.mark.parametrize("norm", ["pre", "post"])
+def test_a_block_merges_each_write_with_the_merge_it_is_given(norm):
+    model = Decoder(tiny(norm=norm))
+    x, block = model.embed(tokens()), model.blocks[0]
+    merged = []
+
+    def merge(stream, write):
+        merged.append((stream, write))
+        return residual_add(stream, write)
+
+    bent, plain = block.forward(x, merge), block.forward(x)
+    (first_stream, first_write), (second_stream, second_write) = merged
+    assert first_stream is x and first_write is bent.attention_write
+    assert second_stream is bent.middle and second_write is bent.mlp_write
+    assert np.array_equal(bent.output.value, plain.output.value)  # residual_add is the default
+    halved = block.forward(x, lambda stream, write: residual_add(stream, write.scale(0.5)))
+    assert not np.array_equal(halved.output.value, plain.output.value)
 
 
 def test_residual_pre_norm_stream_is_the_embedding_plus_every_write():

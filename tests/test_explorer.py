@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from golden_support import assert_matches_golden
+from golden_support import assert_drawing_matches_golden
 from paths import GOLDEN_DIR
 
 from diagrams.errors import RenderError
@@ -49,7 +49,7 @@ def lines(fragment: str) -> str:
 
 def test_a_corner_of_the_grid_matches_its_golden_file(trace: Trace) -> None:
     corner = render_explorer(trace, CORNER_DEPTHS, CORNER_FACTORS)
-    assert_matches_golden(lines(str(corner)), CORNER, "render_explorer (corner)")
+    assert_drawing_matches_golden(lines(str(corner)), CORNER, "render_explorer (corner)")
 
 
 def test_the_fragment_is_a_pure_function_of_the_trace(trace: Trace, grid: str) -> None:

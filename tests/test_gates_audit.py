@@ -14,11 +14,15 @@ import markdown
 import pytest
 
 from diagrams.format import format_value, traced
-from sitebuild.citations import load_references, render_citation
+from sitebuild.citations import (
+    load_references,
+    project_references,
+    render_citation,
+    rendered_citations,
+)
 from sitebuild.errors import GateError
 from sitebuild.gates import Finding, run_gates
 from sitebuild.gates.audit import audit_page, audit_site
-from sitebuild.gates.bibliography import project_references, rendered_citations
 from tracefile import Trace
 
 REFERENCES = load_references({"references": {"he2016": {

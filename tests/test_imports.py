@@ -13,6 +13,8 @@ Each rule is also run on a small made-up tree to prove it can fail.
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
 import sys
 import tomllib
 from collections.abc import Iterable
@@ -33,7 +35,8 @@ ALLOWED = {
     "engine": {"tracefile"},
 }
 #: Declared, but used by name in mkdocs.yml rather than imported.
-CONFIGURED = {"mkdocs-material": "the theme", "pymdown-extensions": "Markdown extensions"}
+CONFIGURED = {"mkdocs-material": "the theme", "pymdown-extensions": "Markdown extensions",
+              "zensical": "the second site generator, run as a command"}
 #: Import names that differ from their distribution's name.
 DISTRIBUTION_OF = {"yaml": "pyyaml", "jinja2": "jinja2", "markupsafe": "markupsafe",
                    "mkdocs": "mkdocs", "material": "mkdocs-material",
@@ -184,8 +187,9 @@ def test_tests_and_benchmarks_import_only_declared_packages() -> None:
     allowed = declared() | declared("dev") | set(TEST_EXTRAS)
     assert imported - allowed == set()
     # Used as commands or a pytest plugin, not imported: the linter, the workflow schema check
-    # and the parallel runner of the fast loop (./dev test --fast).
-    assert declared("dev") - imported - {"ruff", "check-jsonschema", "pytest-xdist"} == set(), (
+    # the parallel runner of the fast loop (./dev test --fast) and the layering's checker.
+    commands = {"ruff", "check-jsonschema", "pytest-xdist", "import-linter"}
+    assert declared("dev") - imported - commands == set(), (
         "dev dependency never imported")
 
 
@@ -229,3 +233,30 @@ def test_a_scripts_sibling_is_ours_and_a_packages_is_not(tmp_path: Path) -> None
 def test_an_undeclared_import_is_found(tmp_path: Path) -> None:
     root = write_tree(tmp_path, {"engine/a.py": "import yaml\nimport json\nimport requests\n"})
     assert third_party(root, ("engine",)) == {"pyyaml", "requests"}
+
+
+# ---- the same layering, declared for import-linter (pyproject.toml, tool.importlinter) ----
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    lint = Path(sys.executable).with_name("lint-imports")  # the checker's own command
+    return subprocess.run([str(lint), "--no-cache"], cwd=root,
+                          capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": str(root)})
+
+
+def test_the_declared_layering_holds() -> None:
+    done = lint_imports(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
+
+
+def test_the_declared_layering_can_fail(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, {name: "" for name in (
+        "engine/__init__.py", "tracefile/__init__.py", "diagrams/__init__.py",
+        "sitebuild/__init__.py")})
+    (root / "pyproject.toml").write_bytes((ROOT / "pyproject.toml").read_bytes())
+    (root / "tracefile" / "bad.py").write_text("import sitebuild\n", encoding="utf-8")
+    (root / "sitebuild" / "bad.py").write_text("import engine\n", encoding="utf-8")
+    done = lint_imports(root)
+    assert done.returncode == 1 and "2 broken" in done.stdout, done.stdout

@@ -18,8 +18,8 @@ from paths import GOLDEN_REPORT, GOLDEN_TRACE, ROOT
 from process_support import children, command, running
 from site_support import SHARED_CACHE, build_or_fail, tree_digest
 
+from sitebuild.build_folder import remove_leftovers
 from sitebuild.paths import TEMPORARY, temp_prefix
-from sitebuild.pipeline import remove_leftovers
 
 # (phase, what shows that phase is running): the build is killed as soon as it does. The
 # engine and MkDocs phases make temporary folders; the gates start when MkDocs's line is out.
@@ -169,19 +169,19 @@ def test_a_build_killed_while_publishing_leaves_a_whole_site(tmp_path: Path, whe
 DROPPING_BUILD = """
 import signal, sys
 import build_site
-from sitebuild import pipeline
+from sitebuild import gates
 
 class Drops:
     def __del__(self):
         signal.raise_signal(signal.SIGTERM)
 
-run_gates = pipeline.run_gates
+run_gates = gates.run_gates
 
 def gates_that_drop_a_sigterm(*args, **kwargs):
     Drops()
     return run_gates(*args, **kwargs)
 
-pipeline.run_gates = gates_that_drop_a_sigterm
+gates.run_gates = gates_that_drop_a_sigterm
 sys.exit(build_site.main(sys.argv[1:]))
 """
 

@@ -33,7 +33,7 @@ from engine.numerics import (
     pin,
     pinned_environment,
 )
-from sitebuild.pipeline import NUMERICS_ENVIRONMENT
+from sitebuild.engine_runs import NUMERICS_ENVIRONMENT
 from tracefile import SCHEMAS, parse_trace
 
 REFERENCE = Numerics("x86_64", "openblas-0.3.31.188.0", "Haswell", 1, "2.4.6",

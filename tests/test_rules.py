@@ -68,7 +68,7 @@ def test_the_rules_hold_no_digits_and_name_only_known_limits() -> None:
 
 
 def test_the_page_spells_every_limit_in_words() -> None:
-    from sitebuild.site_context import trace_rules
+    from sitebuild.page_context import trace_rules
 
     texts = trace_rules()
     assert len(texts) == len(RULES)
@@ -90,7 +90,7 @@ def test_a_new_undocumented_check_is_caught(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_the_trace_page_lists_every_rule_and_every_invariant(built_site: Path) -> None:
-    from sitebuild.site_context import trace_rules
+    from sitebuild.page_context import trace_rules
     from tracefile import SCHEMAS
 
     page = html.unescape(re.sub(r"<[^>]+>", "", (built_site / "trace.html").read_text(

@@ -21,9 +21,10 @@ TRACE = "residual-stream-v2"
 #: Measured when the page was written: under half a megabyte, most of it the charts' SVG and
 #: their folded tables of traced values.
 PAGE_BUDGET = 800_000
-#: The functions of the named source regions the page includes (from
-#: engine/experiments/residual_stream/), as the highlighter marks a function's name.
-LISTINGS = ("walk", "exit_point", "pruning", "quantize", "lost_fraction", "flops", "_holder",
+#: The functions of the named source regions the page includes (the block forward of
+#: engine/models/decoder.py, the rest from engine/experiments/residual_stream/), as the
+#: highlighter marks a function's name.
+LISTINGS = ("forward", "exit_point", "pruning", "quantize", "lost_fraction", "flops", "_holder",
             "shortcut_matrix")
 
 

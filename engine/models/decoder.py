@@ -10,7 +10,8 @@ Contract (``tokens`` is an integer array ``[B, T]`` with ``T <= context``):
       plain, post-norm:     x ← norm(A_k(x));            x ← norm(M_k(x))
     logits = norm_f(x_L) @ U          (U = Eᵀ when tied, else the ``unembed`` matrix)
 
-Every merge is `engine.nn.residual_add`, every norm an RMSNorm with a learned weight. The
+Every merge is `engine.nn.residual_add` (a block's forward takes another ``merge``, the
+analyses' way to round or bend the add), every norm an RMSNorm with a learned weight. The
 final norm is there for every variant (for post-norm the last block already normalized, so
 it is redundant but harmless): the read-out `readout` is then one function of a stream state
 for all variants, which the logit lens needs. For the residual pre-norm model the stream is
@@ -29,6 +30,7 @@ counted from 0 in names; the forward's lists count states from ``x_0``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +44,26 @@ from engine.nn import MLP, Norm, named_linear, residual_add
 from engine.ops import add, cross_entropy, embedding, matmul, transpose
 from engine.ops._common import integer_indices
 from engine.tensor import TensorValue
+
+#: How a block joins a sublayer's write to the stream: ``merge(stream, write)``.
+Merge = Callable[[TensorValue, TensorValue], TensorValue]
+
+
+def write_only(stream: TensorValue, write: TensorValue) -> TensorValue:
+    """The plain variant's merge: the write replaces the stream."""
+    return write
+
+
+@dataclass(frozen=True)
+class BlockPass:
+    """One block's forward (tape values): the stream after it (``output``), the stream
+    between its attention and MLP (``middle``), both writes and the attention pattern."""
+
+    output: TensorValue
+    middle: TensorValue
+    attention_write: TensorValue
+    mlp_write: TensorValue
+    attention_pattern: TensorValue
 
 
 @dataclass(frozen=True)
@@ -90,23 +112,24 @@ class DecoderBlock:
         self.attn_norm = Norm("rms", d, f"{name}.attn.norm")
         self.mlp_norm = Norm("rms", d, f"{name}.mlp.norm")
 
-    def __call__(self, x: TensorValue) -> tuple[TensorValue, ...]:
-        """``(middle, output, attention write, MLP write, attention pattern)``."""
-        def attend(h: TensorValue) -> TensorValue:
-            out, pattern = self.attn(h)
-            parts.append(pattern)
-            return out
-
-        parts: list[TensorValue] = []
-        middle, attention_write = self._sublayer(x, attend, self.attn_norm)
-        output, mlp_write = self._sublayer(middle, self.mlp, self.mlp_norm)
-        return middle, output, attention_write, mlp_write, parts[0]
-
-    def _sublayer(self, x: TensorValue, branch: Any, norm: Norm) -> tuple[TensorValue, ...]:
-        pre, residual = self.config.norm == "pre", self.config.variant == "residual"
-        write = branch(norm(x) if pre else x)
-        merged = residual_add(x, write) if residual else write
-        return (merged if pre else norm(merged)), write
+    # --8<-- [start:block-forward]
+    def forward(self, x: TensorValue, merge: Merge | None = None) -> BlockPass:
+        """The block on the stream ``x``. ``merge(stream, write)`` joins each sublayer's write
+        to the stream: `residual_add` by default, the write alone in the plain variant."""
+        if merge is None:
+            merge = residual_add if self.config.variant == "residual" else write_only
+        if self.config.norm == "pre":
+            attention_write, pattern = self.attn(self.attn_norm(x))
+            middle = merge(x, attention_write)
+            mlp_write = self.mlp(self.mlp_norm(middle))
+            output = merge(middle, mlp_write)
+        else:
+            attention_write, pattern = self.attn(x)
+            middle = self.attn_norm(merge(x, attention_write))
+            mlp_write = self.mlp(middle)
+            output = self.mlp_norm(merge(middle, mlp_write))
+        return BlockPass(output, middle, attention_write, mlp_write, pattern)
+    # --8<-- [end:block-forward]
 
     def parameters(self) -> list[TensorValue]:
         return [*self.attn_norm.parameters(), *self.attn.parameters(),
@@ -130,24 +153,29 @@ class Decoder:
         self.unembed = None if config.tied else TensorValue.parameter(
             init.xavier_normal(np.random.default_rng((config.seed, 0, 2)), d, v), "unembed")
 
-    def forward(self, tokens: Any) -> DecoderPass:
-        """Run the model on ``tokens`` ``[B, T]``; see `DecoderPass`."""
+    def embed(self, tokens: Any) -> TensorValue:
+        """``x_0``: token plus position embeddings of ``tokens`` ``[B, T]``."""
         ids = integer_indices("Decoder", tokens, self.config.vocab_size, "tokens")
         if ids.ndim != 2 or not 1 <= ids.shape[1] <= self.config.context:
             raise ShapeError("Decoder", ids.shape, None,
                              f"tokens must be [B, T] with 1 <= T <= {self.config.context}")
         positions = np.arange(ids.shape[1])
-        x = add(embedding(self.token_embedding, ids),
-                embedding(self.position_embedding, positions))
-        streams, middles, attention_writes, mlp_writes, patterns = [x], [], [], [], []
+        return add(embedding(self.token_embedding, ids),
+                   embedding(self.position_embedding, positions))
+
+    def forward(self, tokens: Any) -> DecoderPass:
+        """Run the model on ``tokens`` ``[B, T]``; see `DecoderPass`."""
+        x = self.embed(tokens)
+        streams, passes = [x], []
         for block in self.blocks:
-            middle, x, attention_write, mlp_write, pattern = block(x)
-            for collected, item in ((streams, x), (middles, middle),
-                                    (attention_writes, attention_write),
-                                    (mlp_writes, mlp_write), (patterns, pattern)):
-                collected.append(item)
-        return DecoderPass(self.readout(x), tuple(streams), tuple(middles),
-                           tuple(attention_writes), tuple(mlp_writes), tuple(patterns))
+            passes.append(block.forward(x))
+            x = passes[-1].output
+            streams.append(x)
+        return DecoderPass(self.readout(x), tuple(streams),
+                           tuple(p.middle for p in passes),
+                           tuple(p.attention_write for p in passes),
+                           tuple(p.mlp_write for p in passes),
+                           tuple(p.attention_pattern for p in passes))
 
     def __call__(self, tokens: Any) -> TensorValue:
         return self.forward(tokens).logits

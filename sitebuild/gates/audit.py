@@ -1,43 +1,27 @@
-"""Provenance audit: every number a reader sees in the article must come from the trace.
+"""Provenance audit (gate name "audit"): every number a reader sees comes from a trace.
 
-Contract (gate name "audit"), applied to the article content
-(`<article class="md-content__inner ...">`) of every built HTML page:
-- each `.tv` element's text must equal `format_value(trace.resolve(data-trace), data-format)`
-  and its tooltip (`title`) must be `PATH = EXACT` with the value as the trace stores it;
-  an unknown path, an unknown format, a different text or tooltip is a finding;
-- any other number (`diagrams.format.number_tokens`) a reader sees or hears is a finding:
-  text (inline `<code>`, `<kbd>`, `<samp>` and math included) and the attributes
-  `pages.READER_ATTRS` / `pages.SHOWN_ATTRS` (alt, title, aria-label, ...). Exempt only by
-  structure, never by a class name an author could add: code listings as the highlighter
-  writes them (`pages.is_listing_code`), scripts, styles and templates, a footnote
-  reference's own number, a `<cite class="citation">` whose HTML is exactly one rendered
-  from the bibliography (`bibliography.rendered_citations`), and a `<code class="pinned">`
-  package version exactly as rendered from the lock for the installed version
-  (`sitebuild.lockfile`); a citation or version that is not is audited like prose;
-- every inline SVG must read exactly like its diagram re-rendered from the trace
-  (`sitebuild.gates.figures`);
-- a declared trace the caller did not supply (a check of the chapter's trace alone) is taken
-  from the site's published copy of it (`with_published`).
-Theme chrome outside the article (header, navigation, footer) is not audited, nor is the prose
-of the theme's own 404 page (its "404" is an HTTP status, not a figure of the chapter).
+Contract, over the article of every built page: each ``.tv`` element's text equals
+``format_value(trace.resolve(data-trace), data-format)`` and its tooltip is ``PATH = EXACT``;
+any other number a reader sees or hears (text, inline code and math included, and the
+attributes of ``pages.READER_ATTRS`` / ``SHOWN_ATTRS``) is a finding. Exempt only by structure:
+code listings as the highlighter writes them, scripts and styles, a footnote's own number, a
+citation exactly as rendered from the bibliography and a package version exactly as rendered
+from the lock. Every inline SVG reads like its diagram re-rendered (``gates.figures``). A
+declared trace the caller did not supply is taken from the site's published copy.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
 
 from diagrams.format import format_value, number_tokens
-from sitebuild.cache import input_key, sha256_bytes
-from sitebuild.citations import Reference
-from sitebuild.gates.bibliography import ROOT, project_references, rendered_citations
+from sitebuild.citations import Reference, project_references, rendered_citations
 from sitebuild.gates.figures import ExpectedDiagrams, SvgText, compare_svg, svg_text
-from sitebuild.gates.islands import feed_page
 from sitebuild.gates.pages import (
     READER_ATTRS,
     SHOWN_ATTRS,
@@ -48,9 +32,8 @@ from sitebuild.gates.pages import (
     html_pages,
     is_listing_code,
 )
-from sitebuild.lockfile import LOCK, pinned, render_pin
-from sitebuild.memo import remembered
-from sitebuild.paths import trace_url
+from sitebuild.lockfile import pinned, render_pin
+from sitebuild.paths import ROOT, trace_url
 from tracefile import SCHEMAS, Trace, TraceSet, load_trace
 from tracefile.errors import LocatedError, shorten
 from tracefile.values import trace_repr
@@ -68,37 +51,18 @@ FOOTNOTE_BACKREF_TITLE = re.compile(r"Jump back to footnote [0-9]+ in the text")
 
 def audit_site(site_dir: Path, trace: Trace | TraceSet,
                references: Mapping[str, Reference] | None = None,
-               rendered: Mapping[str, str] | None = None,
-               memo: MutableMapping[Any, Any] | None = None) -> list[Finding]:
+               rendered: Mapping[str, str] | None = None) -> list[Finding]:
     """Audit every HTML page under `site_dir` against the traces and the bibliography
     (`references`; default: the project's `mkdocs.yml` `extra.references`). A declared trace
     the caller did not supply is read from the site's own published copy, when there is one
-    (`with_published`). `memo` (a long-lived process's, `sitebuild.warm`) keeps each page's
-    findings under a digest of its HTML and of everything else the audit reads."""
+    (`with_published`)."""
     trace = with_published(site_dir, trace)
     refs = project_references() if references is None else references
     citations, diagrams = rendered_citations(refs), ExpectedDiagrams(trace, rendered)
-    context = _context_digest(trace, citations, rendered) if memo is not None else ""
     findings: list[Finding] = []
     for page, text in html_pages(site_dir):
-        inputs = (sha256_bytes(text.encode("utf-8")), context) if memo is not None else None
-        findings.extend(remembered(memo, (GATE, page), inputs, lambda page=page, text=text:
-                                   audit_page(page, text, trace, diagrams, citations, memo)))
+        findings.extend(audit_page(page, text, trace, diagrams, citations))
     return findings
-
-
-def _context_digest(traces: TraceSet, citations: frozenset[str],
-                    rendered: Mapping[str, str] | None) -> str:
-    """A digest of what the audit reads besides a page: the traces, the accepted citations,
-    the diagrams drawn for this build and the lock that pins the versions a page names."""
-    try:
-        lock = (ROOT / LOCK).read_bytes()
-    except OSError:
-        lock = b""
-    drawings = sorted((rendered or {}).items())
-    return input_key([("lock", lock), *(("citation", c) for c in sorted(citations)),
-                      *((f"trace {tid}", t.text) for tid, t in sorted(traces.traces.items())),
-                      *((f"drawing {name}", svg) for name, svg in drawings)])
 
 
 def with_published(site_dir: Path, traces: Trace | TraceSet) -> TraceSet:
@@ -122,12 +86,10 @@ def with_published(site_dir: Path, traces: Trace | TraceSet) -> TraceSet:
 
 def audit_page(page: str, html: str, trace: Trace | TraceSet,
                diagrams: ExpectedDiagrams | None = None,
-               citations: frozenset[str] = frozenset(),
-               memo: MutableMapping[Any, Any] | None = None) -> list[Finding]:
-    """Audit one page's HTML (`citations`: the exact HTML of every accepted citation; `memo`:
-    a long-lived process's, whose recorded figures are replayed, `sitebuild.gates.islands`)."""
+               citations: frozenset[str] = frozenset()) -> list[Finding]:
+    """Audit one page's HTML (`citations`: the exact HTML of every accepted citation)."""
     parser = _AuditParser(page, html, trace, diagrams or ExpectedDiagrams(trace), citations)
-    feed_page(parser, html, page, memo)
+    parser.feed(html)
     parser.close()
     return parser.finish(prose=page not in THEME_PAGES)
 

@@ -1,36 +1,23 @@
 """Links and anchors, checked offline on the built HTML (gate name "links").
 
-Contract, for every built HTML page and every stylesheet:
-- every site-internal URL in `href`, `src`, `srcset`, `poster`, `data` or `xlink:href`
-  resolves to a file of the site (a directory means its `index.html`; `..` may not leave
-  the site); a `#fragment` on an HTML target must name an `id` (or `<a name>`) there;
-- a *resource* (anything the browser fetches by itself: images, scripts, stylesheets,
-  icons, frames, media, CSS `url()` in stylesheets, `<style>` and `style="..."`, a
-  `<meta http-equiv="refresh">` target, and module specifiers an inline `<script>` imports
-  with `import ... from "URL"`, `import "URL"` or `import("URL")`) must be site-local: an
-  absolute `http(s)://` or `//` URL is a finding, because the site must make no external
-  request;
-- external navigation links (`<a href="https://...">`) are allowed and never fetched;
-- an `id` defined twice on a page is a finding (its fragment would be ambiguous).
-Root-relative URLs are resolved against the path the site is served under (its `site_url`).
-A broken link's finding names the line of the Markdown source that holds it first
-(`docs/index.md:LINE: ...`), found by the link's text as written there.
+Contract, for every built page and stylesheet: every site-internal URL (``href``, ``src``,
+``srcset``, ``poster``, ``data``, ``xlink:href``) resolves to a file of the site, and a
+``#fragment`` on a page to an ``id`` there; every resource the browser fetches by itself
+(images, scripts, styles, frames, media, CSS ``url()``, refresh targets, script imports) is
+site-local; external navigation links are allowed and never fetched; an ``id`` defined twice on
+a page is a finding. Root-relative URLs resolve against the path the site is served under. A
+finding names the Markdown source's line that holds the link first.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import MutableMapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from sitebuild.cache import sha256_bytes
-from sitebuild.gates.islands import feed_page
 from sitebuild.gates.pages import Finding, attr, html_pages, read_text
-from sitebuild.memo import remembered
 from tracefile.errors import shorten
 
 GATE = "links"
@@ -76,16 +63,13 @@ def source_needles(url: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in needles if n))
 
 
-def check_links(site_dir: Path, base: str = "/",
-                memo: MutableMapping[Any, Any] | None = None) -> list[Finding]:
-    """Check every reference of every page and stylesheet under `site_dir`. `memo` (a
-    long-lived process's, `sitebuild.warm`) keeps what each page's HTML holds (its ids, URLs
-    and own findings) under a digest of that HTML; resolving the URLs is always done anew."""
+def check_links(site_dir: Path, base: str = "/") -> list[Finding]:
+    """Check every reference of every page and stylesheet under `site_dir`."""
     anchors: dict[str, frozenset[str]] = {}
     references: list[LinkRef] = []
     findings: list[Finding] = []
     for page, text in html_pages(site_dir):
-        ids, refs, found = _page_links(page, text, memo)
+        ids, refs, found = _page_links(page, text)
         anchors[page] = ids
         references.extend(refs)
         findings.extend(found)
@@ -99,18 +83,12 @@ def check_links(site_dir: Path, base: str = "/",
     return sorted(findings, key=Finding.sort_key)
 
 
-def _page_links(page: str, text: str, memo: MutableMapping[Any, Any] | None
-                ) -> tuple[frozenset[str], list[LinkRef], list[Finding]]:
-    """A page's ids, references and own findings (duplicate ids), from `memo` if it holds
-    them for this very HTML."""
-    def parse() -> tuple[frozenset[str], list[LinkRef], list[Finding]]:
-        parser = _LinkParser(page)
-        feed_page(parser, text, page, memo)
-        parser.close()
-        return frozenset(parser.ids), list(parser.references), list(parser.findings)
-
-    inputs = sha256_bytes(text.encode("utf-8")) if memo is not None else None
-    return remembered(memo, (GATE, page), inputs, parse)
+def _page_links(page: str, text: str) -> tuple[frozenset[str], list[LinkRef], list[Finding]]:
+    """A page's ids, references and own findings (duplicate ids)."""
+    parser = _LinkParser(page)
+    parser.feed(text)
+    parser.close()
+    return frozenset(parser.ids), list(parser.references), list(parser.findings)
 
 
 def css_references(site_dir: Path, css: Path) -> list[LinkRef]:

@@ -1,18 +1,12 @@
-"""Shared vocabulary of the site gates: the `Finding` record, the walk over built pages, and
+"""Shared vocabulary of the site gates: the ``Finding`` record, the walk over built pages, and
 the one structural definition of a code listing.
 
-Contract: a gate never raises on a broken page; it returns `Finding`s. A finding names the
-page relative to the site root (POSIX separators), the 1-based source line of the offending
-tag or text when known, the gate's name and a one-line message. How the site folder is named
-in messages is the caller's choice (`Finding.site`, set with `Finding.shown_as`), and so is
-the Markdown source the page was built from (`Finding.source`, with its line when the finding
-can be found there). `str(finding)` names the source first, since that is the file to edit
-(the published page may still hold the previous build):
-`docs/PAGE.md:LINE: [gate] message (built into SITE/PAGE.html:LINE)`, or
-`SITE/PAGE.html:LINE: [gate] message` for a page with no Markdown source (a theme page).
-A multi-line explanation (a unified diff) goes in `Finding.detail`, which `str()` leaves out
-so the finding stays one line.
-A site that cannot be read at all (missing folder, unreadable page) raises `GateError`.
+Contract: a gate never raises on a broken page; it returns ``Finding``s (page relative to the
+site, 1-based line, gate, one-line message; a diff in ``detail``). ``str(finding)`` names the
+Markdown source to edit first: ``docs/PAGE.md:LINE: [gate] message (built into
+SITE/PAGE.html:LINE)``, or ``SITE/PAGE.html:LINE: [gate] message`` for a theme page.
+``Finding.shown_as`` names the site folder and finds the source line. A site that cannot be
+read at all raises ``GateError``.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
-"""Published trace (gate name "trace"): what the site offers as the trace is the trace checked.
+"""Published trace (gate name "trace"): what the site offers as a trace is the trace checked.
 
-Contract:
-- for every trace, the download `trace/<id>.trace` in the site must equal the checked trace's
-  text byte for
-  byte; a missing copy is a finding, a different one is a finding at its first differing line
-  whose `detail` is the unified diff (checked trace → published copy);
-- the Trace page (`trace.html`) must show the trace in a code listing whose text equals the
-  trace text exactly (the hook renders it with `raw_trace()`); otherwise the finding points at
-  the listing that starts like the trace (with a diff) or says that none does.
-Together with the audit this closes the loop: a site and its published trace tampered
-consistently still differ from the trace the engine wrote, which `build_site.py check` uses.
+Contract: for every trace, ``trace/<file>`` in the site equals the checked trace byte for byte
+(a missing copy is a finding; a different one is a finding at its first differing line, with
+the unified diff as ``detail``), and the Trace page shows it in a code listing whose text is
+exactly the trace. With the audit this closes the loop: a site and its published trace
+tampered consistently still differ from the trace the engine wrote (``build_site.py check``).
 """
 
 from __future__ import annotations

@@ -6,10 +6,10 @@ Contract:
   a curve holds at most `MAX_POINTS` points.
 - `LabProgress` prints one line per experiment to stderr (what runs, steps, elapsed seconds);
   nothing it prints reaches a trace, so traces stay free of times.
-- `walk(model, tokens, ...)` runs a trained `Decoder` sublayer by sublayer on numpy values and
-  returns every stream state ``x_0 .. x_L``. With no options it computes exactly what
-  `Decoder.forward` computes (the same ops in the same order, so the same bits); ``merge``
-  replaces the residual add, ``skip`` deletes blocks (the stream passes unchanged) and
+- `walk(model, tokens, ...)` runs a trained `Decoder` block by block, through the model's own
+  embedding and block forward, and returns every stream state ``x_0 .. x_L`` as arrays. With
+  no options these are `Decoder.forward`'s streams bit for bit; ``merge`` (on arrays)
+  replaces the block's merge, ``skip`` deletes blocks (the stream passes unchanged) and
   ``after_block`` may replace the state a block produced (early exit freezes tokens so).
 - `token_losses` is the per-token cross-entropy (nats) of logits against targets.
 """
@@ -64,42 +64,23 @@ def readout(model: Decoder, stream: np.ndarray) -> np.ndarray:
     return model.readout(TensorValue.constant(stream)).value
 
 
-def embed(model: Decoder, tokens: np.ndarray) -> np.ndarray:
-    """``x_0``: token plus position embeddings, as `Decoder.forward` adds them."""
-    positions = np.arange(tokens.shape[1])
-    return model.token_embedding.value[tokens] + model.position_embedding.value[positions]
-
-
-def add(x: np.ndarray, write: np.ndarray) -> np.ndarray:
-    """The residual add in float64, the merge `walk` uses unless told otherwise."""
-    return x + write
-
-
-# --8<-- [start:walk]
-def walk(model: Decoder, tokens: np.ndarray, *, merge: Merge = add,
+def walk(model: Decoder, tokens: np.ndarray, *, merge: Merge | None = None,
          skip: Collection[int] = (), after_block: AfterBlock | None = None,
          ) -> list[np.ndarray]:
     """Stream states ``x_0 .. x_L`` (a skipped block repeats its input); see the docstring."""
-    x = embed(model, tokens)
+    # The block merges tape values; the analyses round and compare plain arrays.
+    block_merge = None if merge is None else (
+        lambda x, write: TensorValue.constant(merge(x.value, write.value)))
+    x = model.embed(tokens).value
     states = [x]
     for k, block in enumerate(model.blocks):
         if k not in skip:
             start = x
-            x = _sublayer(model, x, block.attn_norm, lambda h, b=block: b.attn(h)[0], merge)
-            x = _sublayer(model, x, block.mlp_norm, block.mlp, merge)
+            x = block.forward(TensorValue.constant(x), block_merge).output.value
             if after_block is not None:
                 x = after_block(k, start, x)
         states.append(x)
     return states
-
-
-def _sublayer(model: Decoder, x: np.ndarray, norm: Any, branch: Any, merge: Merge) -> np.ndarray:
-    config = model.config
-    stream = TensorValue.constant(x)
-    write = branch(norm(stream) if config.norm == "pre" else stream).value
-    merged = merge(x, write) if config.variant == "residual" else write
-    return merged if config.norm == "pre" else norm(TensorValue.constant(merged)).value
-# --8<-- [end:walk]
 
 
 def writes(model: Decoder, tokens: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:

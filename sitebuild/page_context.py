@@ -1,12 +1,10 @@
 """What a page's template may use: the traces, the report and the generated files.
 
-Role: the Jinja globals of every page (``SiteContext.page_globals``), which the MkDocs hook
-(``sitebuild.hook``) hands to ``sitebuild.page_render``: ``tv`` (a traced value), ``diagram``,
-``chart`` and ``table`` (the generated files: a ``Folder`` of stored ones, or a drawing still
-in progress), ``trace`` and ``traces``, ``raw_trace``, ``learner_report``, ``explorer``,
-``number_words``, ``trace_rules`` and ``wrappable``. The charts' drawings and values tables
-and the explorer are marks in the page until ``insert_figures`` puts them there, after the
-Markdown conversion. Failures raise
+Contract: ``PageContext.page_globals(trace_id)`` are the Jinja globals of a page whose
+unqualified trace paths name ``trace_id``: ``tv`` (a traced value), ``diagram``, ``chart``,
+``table`` and ``explorer`` (the generated files, put in place whole: Markdown passes a block
+of HTML through untouched), ``trace``, ``traces``, ``raw_trace``, ``learner_report``,
+``number_words``, ``trace_rules``, ``wrappable``, ``cite`` and ``pinned``. A failure raises
 ``PageError``, which the page renderer locates at the page's line.
 """
 
@@ -14,70 +12,35 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import MutableMapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from markupsafe import Markup
 
 from diagrams.format import traced
 from diagrams.svg import NARROW
 from diagrams.words import number_words
-from sitebuild.memo import remembered
-from sitebuild.page_render import PageError, fenced
+from sitebuild.citations import Reference, render_citation
+from sitebuild.lockfile import pinned, render_pin
 from sitebuild.paths import trace_url
+from sitebuild.templates import PageError, fenced
 from tracefile import TraceSet
 
 _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.S)
 
-#: The kinds of figure a page marks for ``SiteContext.insert_figures``.
-FIGURE_KINDS = ("svg", "values", "explorer")
-#: Those put in before the site search indexes a page: what a reader may search for.
-BEFORE_SEARCH = ("svg", "values")
-#: Those put in after it: the explorer, which search excludes anyway (a megabyte of markup
-#: the index's parser would read only to skip).
-AFTER_SEARCH = ("explorer",)
-
-
-class GeneratedFiles(Protocol):
-    """The generated files a page may show: a ``Folder`` of stored ones, or a drawing still
-    in progress (``sitebuild.drawing.Drawing``, whose ``read`` waits for the file)."""
-
-    def names(self) -> list[str]:
-        """Every file's name."""
-        ...
-
-    def read(self, name: str) -> bytes:
-        """One file's bytes."""
-        ...
-
 
 @dataclass(frozen=True)
-class Folder:
-    """Generated files stored in a folder (``build/generated``); none if it is missing."""
-
-    path: Path
-
-    def names(self) -> list[str]:
-        """Every file's name."""
-        if not self.path.is_dir():
-            return []
-        return sorted(p.name for p in self.path.iterdir() if p.is_file())
-
-    def read(self, name: str) -> bytes:
-        """One file's bytes."""
-        return (self.path / name).read_bytes()
-
-
-@dataclass(frozen=True)
-class SiteContext:
+class PageContext:
     """What every page may use: the traces, the report and the generated artefacts."""
 
     traces: TraceSet
     trace_paths: dict[str, Path]
     report: str | None
-    files: GeneratedFiles
+    files: Mapping[str, bytes]  # the generated files by name (sitebuild.generated)
+    references: dict[str, Reference]
+    root: Path
     unverified: tuple[str, ...] = ()
 
     def banner(self) -> str:
@@ -110,6 +73,8 @@ class SiteContext:
             "number_words": number_words,
             "trace_rules": trace_rules,
             "wrappable": wrappable,
+            "cite": lambda key: render_citation(self.references, key),
+            "pinned": lambda name: render_pin(name, pinned(self.root, name)),
         }
 
     def learner_report(self) -> Markup:
@@ -117,16 +82,16 @@ class SiteContext:
         return Markup("") if self.report is None else fenced(self.report, "text")
 
     def _has(self, file_name: str) -> bool:
-        return file_name in self.files.names()
+        return file_name in self.files
 
     def _known(self, name: str, suffix: str, what: str) -> None:
         if not re.fullmatch(r"[a-z][a-z0-9-]*", name) or not self._has(name + suffix):
-            known = [n.removesuffix(suffix) for n in self.files.names() if n.endswith(suffix)]
+            known = [n.removesuffix(suffix) for n in sorted(self.files) if n.endswith(suffix)]
             raise PageError("<page>", None, f"unknown {what} {name!r} (known: {', '.join(known)})")
 
     def _generated(self, name: str, suffix: str, what: str) -> str:
         self._known(name, suffix, what)
-        return self.files.read(name + suffix).decode("utf-8")
+        return self.files[name + suffix].decode("utf-8")
 
     def diagram(self, name: str) -> Markup:
         """The inline SVG of diagram ``name`` in a labelled wrapper; where the diagram has a
@@ -152,11 +117,8 @@ class SiteContext:
 
     def chart(self, name: str, caption: str = "") -> Markup:
         """A chart: its drawings (wide and phone-width), a caption, and its plotted values as
-        a folded table of traced spans. The drawings and the table are marks here, replaced
-        after the Markdown conversion (``insert_figures``): charts may still be being drawn
-        while MkDocs converts the pages, and Markdown has no business inside an SVG or a
-        table of hundreds of traced values."""
-        from diagrams.charts import chart_title
+        a folded table of traced spans."""
+        from diagrams.charts import chart_title, values_table
 
         self._known(name, ".svg", "chart")
         self._known(f"{name}{NARROW}", ".svg", "chart")
@@ -167,55 +129,18 @@ class SiteContext:
             '<details class="chart-values"><summary>The plotted values</summary>\n'
             '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">{table}'
             "</div></div>\n</details>\n</figure>"
-        ).format(name=name, wide=_mark("svg", name), narrow=_mark("svg", f"{name}{NARROW}"),
-                 caption=caption or chart_title(name), table=_mark("values", name))
-
-    def insert_figures(self, content: str, page: str, kinds: tuple[str, ...] = FIGURE_KINDS,
-                       later: tuple[str, ...] = (),
-                       memo: tuple[MutableMapping[Any, Any], object] | None = None) -> str:
-        """The HTML of ``page`` with each mark of ``kinds`` replaced by what it stands for: a
-        chart's SVG in a labelled region (waiting for a chart still being drawn), a chart's
-        values table, the explorer. Marks of ``later`` are left for a later pass; any other
-        mark left means Markdown did not pass it through as it was, which would leave a
-        figure missing without a trace: that is an error. With ``memo`` (serve's: the memo
-        and a digest of everything a page reads besides its Markdown, ``hook.context_digest``)
-        each figure's markup is remembered under its kind and name while the digest holds."""
-        table, inputs = memo if memo is not None else (None, None)
-
-        def put(mark: re.Match[str]) -> str:
-            kind, name = mark.groups()
-            if kind not in kinds:
-                return mark.group(0)
-            return remembered(table, ("figure", kind, name), inputs,
-                              lambda: self._inserted(kind, name))
-
-        content = _MARK.sub(put, content)
-        left = sum(match.group(1) in later for match in _MARK.finditer(content))
-        if content.count(_MARK_WORD) != left:
-            raise PageError(page, None, "a figure's place was changed by the Markdown "
-                            f"conversion (a mark {_MARK_WORD.strip()!r} is left); put the "
-                            "figure in a block of its own")
-        return content
-
-    def _inserted(self, kind: str, name: str) -> str:
-        if kind == "svg":
-            return _region(*self._svg(name, "chart"))
-        if kind == "values":
-            from diagrams.charts import values_table
-
-            return values_table(name, self.traces)
-        from diagrams.explorer import render_explorer
-
-        return render_explorer(self.traces.traces[name])
+        ).format(name=name, wide=_region(*self._svg(name, "chart")),
+                 narrow=_region(*self._svg(f"{name}{NARROW}", "chart")),
+                 caption=caption or chart_title(name),
+                 table=Markup(values_table(name, self.traces)))
 
     def explorer(self) -> Markup:
-        """The gradients lab's explorer (``diagrams.explorer``), rendered from its trace
-        after the Markdown conversion (a megabyte of markup Markdown need not read)."""
-        from diagrams.explorer import TRACE
+        """The gradients lab's explorer (``diagrams.explorer``), rendered from its trace."""
+        from diagrams.explorer import TRACE, render_explorer
 
         if TRACE not in self.traces.traces:
             raise PageError("<page>", None, f"the explorer needs trace {TRACE}")
-        return _mark("explorer", TRACE)
+        return Markup(render_explorer(self.traces.traces[TRACE]))
 
     def table(self, name: str) -> Markup:
         """The rendered HTML table ``name``, wrapped like Material wraps tables."""
@@ -245,15 +170,6 @@ def trace_rules() -> list[str]:
     return texts
 
 
-#: What a mark holds first: no drawing's text or id has a space after a comment opener.
-_MARK_WORD = "!--figure-slot "
-_MARK = re.compile(rf"<{_MARK_WORD}(svg|values|explorer) ([a-z][a-z0-9-]*)-->")
-
-
-def _mark(kind: str, name: str) -> Markup:
-    """Where ``insert_figures`` puts a figure (``kind`` ``svg``, ``values`` or ``explorer``)
-    named ``name``: an HTML comment, which Markdown passes through untouched."""
-    return Markup(f"<{_MARK_WORD}{kind} {name}-->")
 
 
 def _region(svg: str, label: str) -> Markup:

@@ -1,7 +1,6 @@
-"""Tests of sitebuild/drawing.py and sitebuild/workers.py: every generated file, the same bytes
-whether the charts are drawn by forked workers (a build), by a forkserver's (where other threads
-run, as in a plain ``mkdocs serve``) or in turn (one core), and a chart's error arriving whole
-from a worker.
+"""Tests of sitebuild/generated.py and the worker pool of sitebuild/processes.py: every
+generated file, the same bytes whether the charts are drawn by forked workers (a build) or in
+turn (one core, or another thread running), and a chart's error arriving whole from a worker.
 
 The forked case runs in a fresh interpreter: the test process may have threads of its own
 (the browser tests' server), beside which ``worker_pool`` rightly refuses to fork.
@@ -15,7 +14,6 @@ import signal
 import subprocess
 import sys
 import time
-from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -23,22 +21,19 @@ from paths import GOLDEN_DIR, ROOT, SITE_URL
 from site_support import BuiltSite, build
 
 import diagrams.charts
-from diagrams.errors import RenderError
-from sitebuild import drawing, workers
-from sitebuild.drawing import Drawing
+from sitebuild import generated, processes
 from tracefile import TraceSet
 
 #: Loads the golden traces in a fresh interpreter, as ``golden_traces`` does.
 LOAD = f"""
 import hashlib, sys
 from pathlib import Path
-from sitebuild import drawing, workers
+from sitebuild import generated, processes
 from sitebuild.paths import CHAPTER_TRACE
 from tracefile import SCHEMAS, TraceSet, load_trace
 traces = TraceSet({{i: load_trace(Path({str(GOLDEN_DIR)!r}) / s.file_name, s)
                    for i, s in SCHEMAS.items()}}, CHAPTER_TRACE)
-workers.usable_cores = lambda: 2
-assert workers.start_method() == "fork"
+processes.usable_cores = lambda: 2
 """
 
 
@@ -55,22 +50,22 @@ def digest(files: dict[str, bytes]) -> str:
 @pytest.fixture(scope="module")
 def drawn(golden_traces: TraceSet) -> dict[str, bytes]:
     """Drawn as this process draws (workers, when it has no other thread)."""
-    return drawing.render_generated(golden_traces)
+    return generated.draw(golden_traces)
 
 
 @pytest.fixture(scope="module")
 def drawn_in_turn(golden_traces: TraceSet) -> dict[str, bytes]:
     """Drawn in turn, the reference the workers' drawings must equal."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(workers, "usable_cores", lambda: 1)
-        return drawing.render_generated(golden_traces)
+        patch.setattr(processes, "usable_cores", lambda: 1)
+        return generated.draw(golden_traces)
 
 
 # Each draws every chart twice more (seconds): the full suite runs them, not the inner loop.
 @pytest.mark.slow
 def test_forked_workers_draw_the_same_bytes(drawn_in_turn: dict[str, bytes]) -> None:
     done = fresh("""
-files = drawing.render_generated(traces)
+files = generated.draw(traces)
 print(hashlib.sha256(b"".join(n.encode() + b"\\0" + d + b"\\0"
                               for n, d in sorted(files.items()))).hexdigest())
 """)
@@ -78,39 +73,25 @@ print(hashlib.sha256(b"".join(n.encode() + b"\\0" + d + b"\\0"
     assert done.stdout.strip() == digest(drawn_in_turn)
 
 
-@pytest.mark.slow
-def test_a_forkservers_workers_draw_the_same_bytes(
-        golden_traces: TraceSet, drawn_in_turn: dict[str, bytes],
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(workers, "usable_cores", lambda: 2)
-    monkeypatch.setattr(workers.threading, "active_count", lambda: 3)  # threads running
-    with workers.worker_pool(2) as pool:
-        assert pool is not None and workers.start_method() == "forkserver"
-    assert drawing.render_generated(golden_traces) == drawn_in_turn
-
-
-def test_a_drawing_hands_out_each_file_once_drawn_and_a_charts_own_error() -> None:
-    drawn, failing = Future[bytes](), Future[bytes]()
-    pending = Drawing({"table.html": b"<table/>"}, {"b.svg": drawn, "a.svg": failing})
-    assert pending.names() == ["a.svg", "b.svg", "table.html"] and pending.charts == 2
-    assert pending.unfinished() == 2 and pending.read("table.html") == b"<table/>"
-    drawn.set_result(b"<svg/>")
-    failing.set_exception(RenderError("<plot a>", None, "cannot be drawn"))
-    assert pending.unfinished() == 0 and pending.read("b.svg") == b"<svg/>"
-    with pytest.raises(RenderError, match="cannot be drawn"):
-        pending.files()
+def test_no_pool_beside_another_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Forking beside a running thread could copy a lock it holds: callers then work in turn.
+    monkeypatch.setattr(processes, "usable_cores", lambda: 2)
+    monkeypatch.setattr(processes.threading, "active_count", lambda: 3)
+    with processes.worker_pool(2) as pool:
+        assert pool is None
 
 
 def test_one_core_draws_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(workers, "usable_cores", lambda: 1)
-    with workers.worker_pool(8) as pool:
+    monkeypatch.setattr(processes, "usable_cores", lambda: 1)
+    with processes.worker_pool(8) as pool:
         assert pool is None
 
 
 def test_a_pool_has_no_more_workers_than_jobs_or_cores(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(workers, "usable_cores", lambda: 2)
+    monkeypatch.setattr(processes, "usable_cores", lambda: 2)
+    monkeypatch.setattr(processes.threading, "active_count", lambda: 1)  # as in a build
     for jobs, expected in ((1, 1), (2, 2), (38, 2)):
-        with workers.worker_pool(jobs) as pool:
+        with processes.worker_pool(jobs) as pool:
             assert pool is not None and pool._max_workers == expected
 
 
@@ -137,7 +118,7 @@ def broken(name, traces):
 
 diagrams.charts.render_chart = broken  # before the workers fork: they inherit it
 try:
-    drawing.render_generated(traces)
+    generated.draw(traces)
 except RenderError as err:
     print(type(err).__name__, err.path, err.line, str(err))
 """)
@@ -148,7 +129,7 @@ except RenderError as err:
 
 def test_the_modules_a_build_with_cached_figures_runs_do_not_import_matplotlib() -> None:
     # The quick check for the inner loop; the next test runs such a build.
-    code = ("import sys, sitebuild.hook, sitebuild.gates, diagrams.charts, sitebuild.drawing; "
+    code = ("import sys, sitebuild.build, sitebuild.render, sitebuild.gates, diagrams.charts; "
             "print('matplotlib' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
@@ -159,7 +140,7 @@ def test_the_modules_a_build_with_cached_figures_runs_do_not_import_matplotlib()
 @pytest.mark.slow
 def test_a_build_whose_figures_are_cached_never_imports_matplotlib(
         site_build: BuiltSite, tmp_path: Path) -> None:
-    # Such a build renders pages (the hook, the charts' values tables) and runs the gates,
+    # Such a build renders pages (the charts' values tables among them) and runs the gates,
     # and never draws: importing matplotlib would be a third of a second of every one.
     # Python lists every module a process imports on stderr (-X importtime).
     out = tmp_path / "site"
@@ -189,9 +170,9 @@ def test_workers_die_with_a_process_killed_outright(tmp_path: Path) -> None:
     code = f"""
 import os, signal
 from pathlib import Path
-from sitebuild import workers
-workers.usable_cores = lambda: 2
-with workers.worker_pool(2) as pool:
+from sitebuild import processes
+processes.usable_cores = lambda: 2
+with processes.worker_pool(2) as pool:
     pool.submit(os.getpid).result()
     Path({str(pid_file)!r}).write_text(" ".join(str(pid) for pid in pool._processes))
     os.kill(os.getpid(), signal.SIGKILL)

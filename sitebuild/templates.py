@@ -1,18 +1,12 @@
-"""Rendering one page of ``docs/`` as a Jinja template, with located one-line errors.
+"""One page of ``docs/`` rendered as a Jinja template, with located one-line errors.
 
-Role: the template half of the MkDocs hook (``sitebuild/hook.py``), kept apart from
-the MkDocs events so that it can be tested without MkDocs.
-
-Contract:
-- ``render_page(source, name, context, line_offset)`` renders ``source`` with
-  ``StrictUndefined``, HTML autoescaping and comment delimiters ``<#-- --#>`` (so
-  Markdown's ``{#id}`` stays Markdown), with ``context`` as globals. Any failure raises
-  ``PageError`` whose ``str`` is ``name:LINE: message`` (LINE counted in the page file,
-  front matter included through ``line_offset``).
-- ``front_matter_lines(raw, markdown)`` is that offset; ``fenced(text, lang)`` is a code
-  block no backtick run in ``text`` can close.
-- ``HookError`` is a ``LocatedError`` that is also a MkDocs ``PluginError``, so MkDocs'
-  own CLI reports it on one line too.
+Contract: ``render_page(source, name, context, line_offset)`` renders ``source`` with
+``StrictUndefined``, HTML autoescaping and comment delimiters ``<#-- --#>`` (so Markdown's
+``{#id}`` stays Markdown), ``context`` as its globals; any failure raises ``PageError``, whose
+``str`` is ``name:LINE: message`` (LINE counted in the page file, front matter included through
+``line_offset``). ``split_front_matter(text, name)`` is a page's YAML front matter, the rest
+and how many lines the front matter took; ``fenced(text, lang)`` is a code block no backtick
+run in ``text`` can close.
 """
 
 from __future__ import annotations
@@ -23,22 +17,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import jinja2
+import yaml
 from markupsafe import Markup
-from mkdocs.exceptions import PluginError
 
 from tracefile.errors import LocatedError
 
 
-class HookError(LocatedError, PluginError):
-    """A site error raised from a hook event; ``str`` is ``path:line: message``."""
-
-    @classmethod
-    def wrap(cls, err: LocatedError) -> HookError:
-        """Re-raise a site error from a lower module unchanged in wording."""
-        return cls(err.path, err.line, err.message)
-
-
-class PageError(HookError):
+class PageError(LocatedError):
     """A page failed to render; ``path`` is the page file, ``line`` its line."""
 
 
@@ -90,8 +75,23 @@ def _describe(err: Exception) -> str:
     return f"{err.__class__.__name__}: {err}"
 
 
-def front_matter_lines(raw: str, markdown: str) -> int:
-    """How many source lines MkDocs removed (front matter) before ``markdown``."""
-    if markdown and raw.endswith(markdown):
-        return raw[: len(raw) - len(markdown)].count("\n")
-    return 0
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+
+
+def split_front_matter(text: str, name: str) -> tuple[dict[str, Any], str, int]:
+    """``(front matter, the page after it, lines it took)``; a page without front matter has
+    ``({}, text, 0)``. Front matter that is not a YAML mapping is a ``PageError``."""
+    found = _FRONT_MATTER.match(text)
+    if found is None:
+        return {}, text, 0
+    try:
+        meta = yaml.safe_load(found.group(1) or "") or {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = None if mark is None else mark.line + 2
+        raise PageError(name, line, f"front matter is not valid YAML: "
+                        f"{getattr(err, 'problem', None) or err}") from None
+    if not isinstance(meta, dict):
+        raise PageError(name, 1, "front matter must be a mapping of keys to values")
+    return meta, text[found.end():], text[: found.end()].count("\n")

@@ -1,4 +1,4 @@
-"""Tests for the citations the audit accepts (sitebuild/gates/bibliography.py)."""
+"""Tests for the citations the audit accepts (sitebuild/citations.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.citations import render_citation
+from sitebuild.citations import project_references, render_citation, rendered_citations
 from sitebuild.errors import GateError
-from sitebuild.gates.bibliography import project_references, rendered_citations
 from tracefile.errors import LocatedError
 
 ENTRY = """extra:

@@ -1,4 +1,4 @@
-"""sitebuild.tether: ``python -m sitebuild.tether PID MODULE ARGS`` becomes ``python -m MODULE
+"""sitebuild.processes: ``python -m sitebuild.processes PID MODULE ARGS`` becomes ``python -m MODULE
 ARGS``, which the kernel kills when its parent is killed, and runs nothing when its parent is
 not PID. (Whole builds killed in each phase: tests/test_kill.py.)"""
 
@@ -15,7 +15,7 @@ import pytest
 from paths import ROOT
 from process_support import command, running
 
-from sitebuild.tether import tethered
+from sitebuild.processes import child_command
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="PR_SET_PDEATHSIG is Linux's")
@@ -39,7 +39,7 @@ def run(command: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_runs_the_module_as_main_with_its_arguments(tmp_path: Path) -> None:
-    done = run(tethered("shows", ["trace", "-o", "x.trace"]), tmp_path)
+    done = run(child_command("shows", ["trace", "-o", "x.trace"]), tmp_path)
     plain = run([sys.executable, "-m", "shows", "trace", "-o", "x.trace"], tmp_path)
     assert (done.returncode, done.stdout) == (plain.returncode, plain.stdout) == (
         3, "__main__ True ['trace', '-o', 'x.trace']\n"), done.stderr
@@ -49,18 +49,18 @@ def test_does_not_run_once_its_parent_is_gone(tmp_path: Path) -> None:
     # Started by this test, but told its parent is another process: as if that one had died
     # before the child could ask to die with it.
     other = os.getppid()
-    command = tethered("shows", [])
+    command = child_command("shows", [])
     command[command.index(str(os.getpid()))] = str(other)
     done = run(command, tmp_path)
     assert (done.returncode, done.stdout, done.stderr) == (1, "", "")
 
 
-# A parent that starts a tethered child and waits; the child says it runs (it runs only
+# A parent that starts a child that dies with it and waits; the child says it runs (it runs only
 # after the launcher's request to the kernel, and as itself: the launcher became it).
 PARENT = """
 import subprocess, sys, time
-from sitebuild.tether import tethered
-subprocess.Popen(tethered("waits", [sys.argv[1]]))
+from sitebuild.processes import child_command
+subprocess.Popen(child_command("waits", [sys.argv[1]]))
 time.sleep(60)
 """
 WAITS = """
@@ -90,7 +90,7 @@ def test_dies_when_its_parent_is_killed_outright(tmp_path: Path) -> None:
         deadline = time.monotonic() + 5
         while running(child) and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert not running(child), "the tethered child outlived its killed parent"
+        assert not running(child), "the child outlived its killed parent"
     finally:
         parent.kill()
         if child is not None and running(child):

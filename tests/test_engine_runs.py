@@ -1,5 +1,5 @@
-"""Tests for the engine phase in sitebuild/pipeline.py and sitebuild/closure.py: one job per
-declared trace, each cached under the source closure of what it runs."""
+"""Tests for sitebuild/engine_runs.py and sitebuild/module_sources.py: one job per declared
+trace, each cached under the source closure of what it runs."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild import pipeline
+from sitebuild import engine_runs
 from sitebuild.cache import Cache
-from sitebuild.closure import source_closure
+from sitebuild.module_sources import source_closure
+from sitebuild.paths import served_path
 from tracefile import SCHEMAS, TraceSet, parse_trace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,12 +27,12 @@ def fake_root(tmp_path: Path) -> Path:
     return root
 
 
-def job(name: str) -> pipeline.EngineJob:
-    return next(j for j in pipeline.engine_jobs() if j.name == name)
+def job(name: str) -> engine_runs.EngineJob:
+    return next(j for j in engine_runs.engine_jobs() if j.name == name)
 
 
 def test_one_job_per_declared_trace_the_chapters_with_its_report() -> None:
-    jobs = pipeline.engine_jobs()
+    jobs = engine_runs.engine_jobs()
     assert [j.name for j in jobs] == list(SCHEMAS)
     assert job(CHAPTER).files == (f"{CHAPTER}.trace", "learner-report.txt")
 
@@ -50,22 +51,22 @@ def test_the_closure_follows_lazy_relative_and_submodule_imports(tmp_path: Path)
 
 def test_a_job_key_follows_exactly_its_closure(tmp_path: Path) -> None:
     root = fake_root(tmp_path)
-    before = pipeline.job_key(root, job(CHAPTER))
+    before = engine_runs.job_key(root, job(CHAPTER))
     (root / "engine" / "experiments_elsewhere.py").write_text("x = 1\n")  # imported by nobody
-    assert pipeline.job_key(root, job(CHAPTER)) == before
+    assert engine_runs.job_key(root, job(CHAPTER)) == before
     with (root / "engine" / "fixtures" / "stack.py").open("a") as f:
         f.write("\n# edited\n")
-    assert pipeline.job_key(root, job(CHAPTER)) != before
+    assert engine_runs.job_key(root, job(CHAPTER)) != before
 
 
 def test_a_job_key_follows_the_variables_that_choose_the_kernels(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    before = pipeline.job_key(ROOT, job(LAB))
-    for name in pipeline.NUMERICS_ENVIRONMENT:
+    before = engine_runs.job_key(ROOT, job(LAB))
+    for name in engine_runs.NUMERICS_ENVIRONMENT:
         with monkeypatch.context() as changed:
             changed.setenv(name, os.environ.get(name, "") + "-changed")
-            assert pipeline.job_key(ROOT, job(LAB)) != before, name
-    assert pipeline.job_key(ROOT, job(LAB)) == before
+            assert engine_runs.job_key(ROOT, job(LAB)) != before, name
+    assert engine_runs.job_key(ROOT, job(LAB)) == before
 
 
 def off_reference(text: str) -> str:
@@ -84,21 +85,21 @@ def test_the_note_names_each_trace_computed_off_the_reference_numerics() -> None
                                                trace_id, SCHEMAS[trace_id])
                          for trace_id, text in golden.items()}, CHAPTER)
 
-    assert pipeline.off_reference_note(traces(())) is None
-    note = pipeline.off_reference_note(traces((LAB,)))
+    assert engine_runs.off_reference_note(traces(())) is None
+    note = engine_runs.off_reference_note(traces((LAB,)))
     assert note == (f"off the reference numerics: {LAB} (NEOVERSEN1 BLAS kernels on 1 "
                     "thread(s), numpy loops up to ASIMD) computed their numbers with other "
                     "kernels, so they can differ from the published site's (docs/building.md)")
-    both = pipeline.off_reference_note(traces(("gradient-flow-v2", LAB)))
+    both = engine_runs.off_reference_note(traces(("gradient-flow-v2", LAB)))
     assert both is not None and "gradient-flow-v2 (NEOVERSEN1" in both and f", {LAB} (" in both
 
 
 @pytest.mark.slow
 def test_jobs_run_once_then_come_from_the_cache(tmp_path: Path) -> None:
     cache = Cache(tmp_path / "cache")
-    first = pipeline.run_engine(ROOT, cache, None, tmp_path)
+    first = engine_runs.run_engine(ROOT, cache, None, tmp_path)
     assert [r.status for r in first] == ["ran"] * len(first)
-    again = pipeline.run_engine(ROOT, cache, None, tmp_path)
+    again = engine_runs.run_engine(ROOT, cache, None, tmp_path)
     assert [r.status for r in again] == ["cached"] * len(again)
     assert [r.files for r in again] == [r.files for r in first]
     chapter = next(r for r in first if r.job.name == CHAPTER)
@@ -108,24 +109,15 @@ def test_jobs_run_once_then_come_from_the_cache(tmp_path: Path) -> None:
     assert not any(tmp_path.glob("engine-*")), "the engine's scratch folder was left behind"
 
 
-def test_the_last_builds_figures_are_reused_only_under_their_own_key(tmp_path: Path) -> None:
-    folder = tmp_path / "generated"
-    pipeline.write_folder(folder, {"a.svg": b"<svg/>", "t.html": b"<table/>",
-                                   pipeline.KEY_STAMP: b"k1"})
-    assert pipeline.generated_on_disk(folder, "k1") == {"a.svg": b"<svg/>", "t.html": b"<table/>"}
-    assert pipeline.generated_on_disk(folder, "k2") is None
-    assert pipeline.generated_on_disk(tmp_path / "missing", "k1") is None
-
-
 def test_an_engine_crash_is_named_by_the_file_and_line_it_happened_at() -> None:
-    job = pipeline.EngineJob("demo", ("t.trace",), ("trace", "-o", "t.trace"), ())
+    job = engine_runs.EngineJob("demo", ("t.trace",), ("trace", "-o", "t.trace"), ())
     crash = ('Traceback (most recent call last):\n  File "/x/engine/__main__.py", line 9, in m\n'
              '  File "/x/engine/ops/norms.py", line 42\n    def f(:\n'
              "SyntaxError: invalid syntax\n")
-    err = pipeline.engine_failure(job, 1, crash)
+    err = engine_runs.engine_failure(job, 1, crash)
     assert (err.path, err.line) == ("/x/engine/ops/norms.py", 42)
     assert "exited with 1: SyntaxError: invalid syntax" in str(err)
-    plain = pipeline.engine_failure(job, 2, "engine: no such command\n")
+    plain = engine_runs.engine_failure(job, 2, "engine: no such command\n")
     assert (plain.path, plain.line) == ("engine", None)
 
 
@@ -134,4 +126,4 @@ def test_an_engine_crash_is_named_by_the_file_and_line_it_happened_at() -> None:
     ("https://host/sub/", "/sub/"), ("https://host/sub", "/sub/"), ("https://host/a/b", "/a/b/"),
 ])
 def test_the_served_path_always_ends_in_a_slash(site_url: str | None, path: str) -> None:
-    assert pipeline.served_path(site_url) == path
+    assert served_path(site_url) == path

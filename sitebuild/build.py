@@ -1,0 +1,283 @@
+"""The build: engine → traces → generated files → rendered pages → site generator → gates →
+publish; and ``check``, the gates on a built site.
+
+Contract: ``build(root, options, progress)`` publishes a site into ``options.out`` atomically
+(or says it is up to date) and returns 0; ``render(...)`` stops after the rendered pages, in
+``BUILD/pages``, for a generator run by hand or a server; ``check(...)`` runs the gates on a
+built site against a run of the engine and returns 1 when they find anything. A ``--trace``
+file must equal the engine's own run of it (an error at its first differing line) unless
+``unverified_trace``, which publishes it with a banner on every page. Failures raise a
+``LocatedError``; the previous site is left as it was.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from sitebuild import build_folder, gates, generated, publish, up_to_date
+from sitebuild.cache import Cache
+from sitebuild.engine_runs import off_reference_note, run_engine
+from sitebuild.errors import BuildError
+from sitebuild.generator import generate_site
+from sitebuild.page_context import PageContext
+from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, served_path, shown
+from sitebuild.progress import Progress
+from sitebuild.render import render_pages
+from tracefile import SCHEMAS, TraceSet, load_trace, parse_trace
+from tracefile.errors import shorten
+from tracefile.files import write_atomic
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a build is asked for (the command line's options)."""
+
+    out: Path
+    build_dir: Path
+    cache_dir: Path | None = None
+    traces: tuple[Path, ...] = ()
+    report: Path | None = None
+    unverified_trace: bool = False
+    site_url: str | None = None
+    force: bool = False
+    generator: str = "mkdocs"
+
+    @property
+    def cache(self) -> Cache:
+        return Cache(self.cache_dir or self.build_dir / "cache")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the pages are rendered from: the traces (files and parsed), the report, the ids
+    of --trace files that differ from the engine's run, and the generated files."""
+
+    paths: dict[str, Path]
+    traces: TraceSet
+    report: bytes | None
+    unverified: tuple[str, ...]
+    generated_key: str
+
+
+def build(root: Path, options: Options, progress: Progress) -> int:
+    """The build command (see the module doc)."""
+    out, build_dir = options.out, options.build_dir
+    publish.check_replaceable(out)
+    if build_dir == out or out in build_dir.parents:
+        raise BuildError(shown(build_dir), f"the build folder is inside the output folder "
+                         f"{shown(out)}, which every build replaces; choose another --build-dir")
+    os.environ["SOURCE_DATE_EPOCH"] = build_folder.source_date_epoch(root)
+    with build_folder.exclusive(build_dir):
+        build_folder.remove_leftovers(out.parent, options.cache.root)  # from killed builds
+        inputs = engine_and_traces(root, options, progress)
+        key = up_to_date.site_key(root, inputs.traces, inputs.report, inputs.generated_key,
+                                  repr((options.site_url, options.generator, inputs.unverified)))
+        if not options.force and up_to_date.is_up_to_date(build_dir, out, key):
+            progress.total(f"up to date: {shown(out)} was built from these inputs "
+                           "(--force rebuilds)")
+            return 0
+        files = pages(root, options, inputs, progress)
+        site_phases(root, options, inputs.traces, files, progress)
+        up_to_date.record(build_dir, out, key)
+    progress.total(f"published {shown(out)}")
+    return 0
+
+
+def render(root: Path, options: Options, progress: Progress) -> int:
+    """Everything before the site generator: the rendered pages in ``BUILD/pages``."""
+    with build_folder.exclusive(options.build_dir):
+        pages(root, options, engine_and_traces(root, options, progress), progress)
+    progress.total(f"rendered the pages into {shown(options.build_dir / 'pages')}")
+    return 0
+
+
+def engine_and_traces(root: Path, options: Options, progress: Progress) -> Inputs:
+    """The engine's runs (cached), each --trace held against them, and the parsed traces."""
+    trace_dir = options.build_dir / "trace"
+    with progress.phase("engine") as notes:
+        given = given_traces(options.traces)  # inside the phase: a bad file names it on stdout
+        results = run_engine(root, options.cache, None, options.build_dir, lambda todo:
+                             progress.detail(f"running {', '.join(j.name for j in todo)} …"))
+        publish.write_folder(trace_dir, {n: d for r in results for n, d in r.files.items()})
+        ran = sum(r.status == "ran" for r in results)
+        notes.append(f"{len(results)} job(s), {ran} run, {len(results) - ran} cached")
+        differ = tuple(trace_id for trace_id, path in given.items()
+                       if not same_as_engine(path, (trace_dir / SCHEMAS[trace_id].file_name)
+                                             .read_bytes(), options.unverified_trace,
+                                             PUBLISH_PURPOSE))
+    for result in results:
+        took = f"{result.seconds:.2f}s" if result.status == "ran" else "cached"
+        progress.detail(f"{result.job.name:<28} {took}")
+    for trace_id in given:
+        progress.detail(f"--trace {trace_id}: " + ("differs from the engine's run (published "
+                        "with a banner)" if trace_id in differ else "equals the engine's run"))
+    paths = {trace_id: given.get(trace_id, trace_dir / schema.file_name)
+             for trace_id, schema in SCHEMAS.items()}
+    # With the chapter's trace from --trace, the report is the one given (or none): the
+    # engine's would describe another run.
+    report = options.report if CHAPTER_TRACE in given else trace_dir / REPORT_NAME
+    with progress.phase("parse") as notes:
+        traces = TraceSet({trace_id: load_trace(path, SCHEMAS[trace_id])
+                           for trace_id, path in paths.items()}, CHAPTER_TRACE)
+        text = _read_report(report)
+        notes.append(f"{len(traces.traces)} trace(s)" + ("" if text else ", no report"))
+        key = generated.generated_key(root, traces)  # in a phase: a missing `dot` names it
+    if note := off_reference_note(traces):
+        progress.detail(note)
+    return Inputs(paths, traces, text, differ, key)
+
+
+def pages(root: Path, options: Options, inputs: Inputs, progress: Progress) -> dict[str, bytes]:
+    """The generated files (drawn or cached) and the rendered pages; the generated files."""
+    with progress.phase("generate") as notes:
+        status, files = generated.generate(root, inputs.traces, options.build_dir / "generated",
+                                           options.cache, inputs.generated_key)
+        notes.append(f"{len(files)} file(s) in {shown(options.build_dir / 'generated')} "
+                     f"(cache {status})")
+    with progress.phase("render") as notes:
+        written = render_pages(root, page_context(root, inputs, files),
+                                      options.build_dir / "pages")
+        notes.append(f"{len(written)} file(s) changed in {shown(options.build_dir / 'pages')}")
+    return files
+
+
+def page_context(root: Path, inputs: Inputs, files: dict[str, bytes]) -> PageContext:
+    """What the page templates may use (``sitebuild.page_context``)."""
+    from sitebuild.citations import project_references
+
+    report = None if inputs.report is None else inputs.report.decode("utf-8", "replace")
+    return PageContext(inputs.traces, inputs.paths, report, files,
+                       project_references(root), root,
+                       inputs.unverified)
+
+
+def site_phases(root: Path, options: Options, traces: TraceSet, files: dict[str, bytes],
+                progress: Progress) -> None:
+    """The site generator into a temporary folder, the gates on it, then the atomic publish."""
+    tmp = publish.temp_site_dir(options.out, options.build_dir)
+    try:
+        with progress.phase(options.generator) as notes:
+            generate_site(root, options.build_dir / "pages", tmp, options.site_url,
+                          options.generator)
+            notes.append(f"--strict into {shown(tmp)}")
+        with progress.phase("gates") as notes:
+            svgs = {name.removesuffix(".svg"): data.decode("utf-8")
+                    for name, data in files.items() if name.endswith(".svg")}
+            findings = gates.run_gates(tmp, traces, rendered=svgs,
+                                       base=served_path(options.site_url),
+                                       shown_as=shown(options.out))
+            if findings:
+                report = options.build_dir / "findings.txt"
+                write_atomic(report, "".join(f"{finding}\n" for finding in findings))
+                raise GatesFailed(findings, report)
+            notes.append("no findings")
+        with progress.phase("publish") as notes:
+            publish.publish(tmp, options.out)
+            notes.append(shown(options.out))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check(root: Path, site: Path, options: Options, progress: Progress) -> int:
+    """Run the gates on ``site`` against the engine's run of every trace; print the findings."""
+    if not (site / "index.html").is_file():
+        raise BuildError(shown(site), "no built site here (no index.html); "
+                         "run `python build_site.py build` first")
+    given = given_traces(options.traces)
+    with progress.phase("engine") as notes:
+        results = run_engine(root, options.cache, None, options.build_dir)
+        fresh = {name: data for r in results for name, data in r.files.items()}
+        ran = sum(r.status == "ran" for r in results)
+        notes.append(f"{len(results)} job(s), {ran} run, {len(results) - ran} cached")
+    with progress.phase("parse") as notes:
+        loaded = {}
+        for trace_id, schema in SCHEMAS.items():
+            loaded[trace_id] = parse_trace(fresh[schema.file_name],
+                                           f"<engine run of {trace_id}>", schema)
+            if trace_id in given:
+                same_as_engine(given[trace_id], fresh[schema.file_name], False, CHECK_PURPOSE)
+        notes.append(f"{len(loaded)} trace(s) from the engine")
+        traces = TraceSet(loaded, CHAPTER_TRACE)
+    if note := off_reference_note(traces):
+        progress.detail(note)
+    with progress.phase("gates") as notes:
+        findings = gates.run_gates(site, traces, base=served_path(options.site_url),
+                                   shown_as=shown(site))
+        notes.append(f"{len(findings)} finding(s)" if findings else "no findings")
+    for finding in findings:
+        print(str(finding))
+        for line in finding.detail.splitlines():  # a diff, indented under its finding
+            print(f"    {line}")
+    return 1 if findings else 0
+
+
+#: Why a --trace file must equal the engine's run, for build and for check.
+PUBLISH_PURPOSE = ("refusing to publish a trace the engine does not reproduce "
+                   "(--unverified-trace publishes it with a warning on every page)")
+CHECK_PURPOSE = "check compares sites with what the engine computes"
+
+
+def same_as_engine(path: Path, fresh: bytes, allowed: bool, purpose: str) -> bool:
+    """Whether a --trace file equals the engine's fresh trace; a difference is an error naming
+    its first line and ``purpose`` (why it matters), unless ``allowed`` (--unverified-trace)."""
+    difference = first_difference(path.read_bytes(), fresh)
+    if difference is None:
+        return True
+    if allowed:
+        return False
+    line, written = difference
+    raise BuildError(str(path), f"differs from a fresh run of the engine, which writes "
+                     f"{written} here; {purpose}", line)
+
+
+def first_difference(mine: bytes, theirs: bytes) -> tuple[int, str] | None:
+    """The first line (1-based) where ``mine`` differs from the engine's ``theirs``, and what
+    the engine writes there; None when they are equal."""
+    if mine == theirs:
+        return None
+    pairs = itertools.zip_longest(mine.split(b"\n"), theirs.split(b"\n"))
+    line, (_, want) = next((n, pair) for n, pair in enumerate(pairs, 1) if pair[0] != pair[1])
+    return line, ("(nothing: its trace ends earlier)" if want is None
+                  else repr(shorten(want.decode("utf-8", "replace"))))
+
+
+def given_traces(files: tuple[Path, ...]) -> dict[str, Path]:
+    """The traces named by --trace, by the id their header declares."""
+    given: dict[str, Path] = {}
+    for path in files:
+        trace = load_trace(path)
+        if trace.trace_id in given:
+            raise BuildError(str(path), f"--trace names {trace.trace_id} twice (also "
+                             f"{given[trace.trace_id]})", 1)
+        given[trace.trace_id] = path
+    return given
+
+
+def _read_report(path: Path | None) -> bytes | None:
+    if path is None:
+        return None
+    try:
+        return path.read_bytes()
+    except OSError as err:
+        raise BuildError(str(path), f"cannot read the learner report: "
+                         f"{err.strerror or err}") from None
+
+
+class GatesFailed(BuildError):
+    """The gates found defects: the first finding's own line, a count and the file listing
+    them all."""
+
+    def __init__(self, findings: list[gates.Finding], report: Path) -> None:
+        more = len(findings) - 1
+        suffix = (f" (and {more} more finding{'s' if more > 1 else ''}, all listed in {report})"
+                  if more else "")
+        super().__init__("gates", f"{findings[0]}{suffix}")
+        self.findings = findings
+
+    def __str__(self) -> str:
+        return self.message
+

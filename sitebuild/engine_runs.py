@@ -1,0 +1,173 @@
+"""The engine runs: one ``python -m engine`` subprocess per declared trace, cached.
+
+Contract: ``engine_jobs()`` lists one job per declared trace (``python -m engine trace ID``; the
+chapter's also writes the learner report). ``run_engine(root, cache)`` returns one ``JobResult``
+per job, from the cache or from parallel subprocesses that die with the build (the site never
+imports ``engine``). A job's key is its arguments, the Python and numpy versions,
+the variables that choose the engine's kernels (``NUMERICS_ENVIRONMENT``) and the sources it
+runs (``sitebuild.module_sources``), so editing one experiment re-runs only that one. A failed
+run is a ``BuildError`` at the crashing file and line. ``off_reference_note(traces)`` is one
+line naming each trace computed off the reference numerics, or None.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from sitebuild.cache import Cache, content_key
+from sitebuild.errors import BuildError
+from sitebuild.module_sources import source_closure
+from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, dist_version, temp_prefix
+from sitebuild.processes import child_command
+from tracefile import SCHEMAS, TraceSet
+from tracefile.schemas.numerics import numerics_of
+
+# The modules every engine run goes through, besides the experiment's own.
+ENGINE_ENTRY = ("engine.__main__", "engine.trace")
+# What chooses the kernels of an engine run: its pinning mode, and the variables it sets when
+# pinning or leaves to the caller when not (engine/numerics.py; tests/test_numerics.py keeps
+# the two lists in step).
+NUMERICS_ENVIRONMENT = ("ENGINE_NUMERICS", "OPENBLAS_CORETYPE", "NPY_ENABLE_CPU_FEATURES",
+                        "NPY_DISABLE_CPU_FEATURES")
+
+
+@dataclass(frozen=True)
+class EngineJob:
+    """One engine run: its name, the files it writes and the command-line arguments."""
+
+    name: str
+    files: tuple[str, ...]
+    args: tuple[str, ...]
+    modules: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class JobResult:
+    job: EngineJob
+    files: dict[str, bytes]
+    status: str
+    seconds: float
+
+
+def engine_jobs() -> list[EngineJob]:
+    """One job per declared trace; the chapter's also writes its learner report."""
+    jobs = []
+    for trace_id, schema in SCHEMAS.items():
+        files, args = (schema.file_name,), ("trace", trace_id, "-o", schema.file_name)
+        modules = (schema.producer_module, *ENGINE_ENTRY)
+        if trace_id == CHAPTER_TRACE:
+            files, args = (*files, REPORT_NAME), (*args, "--report", REPORT_NAME)
+            modules = (*modules, "engine.report")
+        jobs.append(EngineJob(trace_id, files, args, modules))
+    return jobs
+
+
+def job_key(root: Path, job: EngineJob) -> str:
+    """Everything one engine job's output depends on."""
+    files = source_closure(root, job.modules)
+    return content_key([("python", sys.version), ("numpy", dist_version("numpy")),
+                      ("args", " ".join(job.args)),
+                      *((name, os.environ.get(name, "")) for name in NUMERICS_ENVIRONMENT),
+                      *((p.relative_to(root).as_posix(), p.read_bytes()) for p in files)])
+
+
+def run_engine(root: Path, cache: Cache, jobs: list[EngineJob] | None = None,
+               workdir: Path | None = None,
+               starting: Callable[[list[EngineJob]], None] | None = None) -> list[JobResult]:
+    """Every job's output, from the cache or from fresh engine processes run in parallel;
+    ``starting`` is told which jobs are about to run (a progress line before a long wait)."""
+    jobs = engine_jobs() if jobs is None else jobs
+    keys = {job.name: job_key(root, job) for job in jobs}
+    results: dict[str, JobResult] = {}
+    for job in jobs:
+        files, _ = cache.lookup(f"engine-{job.name}", keys[job.name])
+        if files is not None:
+            results[job.name] = JobResult(job, files, "cached", 0.0)
+    todo = [job for job in jobs if job.name not in results]
+    if todo and starting is not None:
+        starting(todo)
+    if todo:
+        workdir = workdir or cache.root.parent
+        for result in _run_jobs(root, todo, workdir):
+            cache.store(f"engine-{result.job.name}", keys[result.job.name], result.files)
+            results[result.job.name] = result
+    return [results[job.name] for job in jobs]
+
+
+def _run_jobs(root: Path, jobs: list[EngineJob], workdir: Path) -> list[JobResult]:
+    workdir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("engine"), dir=workdir) as tmp:
+        started = {job.name: time.perf_counter() for job in jobs}
+        procs = {job.name: subprocess.Popen(
+            child_command("engine", job.args), cwd=tmp, env=_engine_env(root),
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for job in jobs}
+        try:
+            return _collect(jobs, procs, started, Path(tmp))
+        finally:
+            # Interrupted or failed: no engine run outlives us (killed, the kernel ends them).
+            for proc in procs.values():
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+
+
+def _collect(jobs: list[EngineJob], procs: dict[str, subprocess.Popen[bytes]],
+             started: dict[str, float], tmp: Path) -> list[JobResult]:
+    done: list[JobResult] = []
+    for job in jobs:
+        _, err = procs[job.name].communicate()
+        took = time.perf_counter() - started[job.name]
+        code = procs[job.name].returncode
+        if code != 0:
+            raise engine_failure(job, code, err.decode("utf-8", "replace"))
+        missing = [name for name in job.files if not (Path(tmp) / name).is_file()]
+        if missing:
+            raise BuildError("engine", f"`python -m engine {' '.join(job.args)}` wrote "
+                             f"no {missing[0]}")
+        files = {name: (Path(tmp) / name).read_bytes() for name in job.files}
+        done.append(JobResult(job, files, "ran", took))
+    return done
+
+
+TRACEBACK_FILE = re.compile(r'^\s*File "([^"]+)", line (\d+)', re.M)
+
+
+def engine_failure(job: EngineJob, code: int, stderr: str) -> BuildError:
+    """The engine's own one-line error, or for a crash (a traceback, a syntax error) the file
+    and line it happened at, with the exception's last line."""
+    command = f"`python -m engine {' '.join(job.args)}` exited with {code}"
+    where = TRACEBACK_FILE.findall(stderr)
+    lines = [row.strip() for row in stderr.splitlines() if row.strip()]
+    last = lines[-1] if lines else "(no output)"
+    if not where:
+        return BuildError("engine", f"{command}: {last}")
+    file, line = where[-1]
+    return BuildError(file, f"{command}: {last}", int(line))
+
+
+def _engine_env(root: Path) -> dict[str, str]:
+    """The engine runs from a scratch folder; the project root goes on its import path."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    return env
+
+
+def off_reference_note(traces: TraceSet) -> str | None:
+    """One line naming each trace computed off the reference numerics, with its kernels (read
+    from its NUMERICS record); None when every trace that records them ran on them."""
+    off = [f"{trace.trace_id} ({numerics.kernel} BLAS kernels on {numerics.threads} "
+           f"thread(s), numpy loops up to {numerics.simd[-1]})"
+           for trace in traces
+           if (numerics := numerics_of(trace)) is not None and not numerics.reference]
+    if not off:
+        return None
+    return ("off the reference numerics: " + ", ".join(off) + " computed their numbers with "
+            "other kernels, so they can differ from the published site's (docs/building.md)")

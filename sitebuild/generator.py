@@ -1,0 +1,191 @@
+"""The site generator: rendered Markdown in, the themed site out (MkDocs today, or Zensical).
+
+Contract: ``generate_site(root, pages_dir, site_dir, site_url, generator)`` builds the pages of
+``pages_dir`` (``sitebuild.render``) with the settings of ``root/mkdocs.yml`` into ``site_dir``,
+strictly: MkDocs in this process, or ``zensical build --strict`` in a subprocess on a copy of
+the settings in the build folder (it must hold the site folder). Neither runs code of ours. The
+``<meta name="generator">`` tag is then removed from every page (it carries tool versions).
+``mkdocs_build`` is the MkDocs half alone, which the preview server calls for each rebuild.
+A failure raises one ``BuildError``, located at the ``docs/`` page and line when the
+generator names a page.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import yaml
+
+from sitebuild.errors import BuildError
+from tracefile.files import write_atomic
+
+GENERATORS = ("mkdocs", "zensical")
+_DOC_MESSAGE = re.compile(r"Doc file '([^']+)' contains (?:a|an) [\w ]*?link '([^']*)'")
+_PAGE_ERROR = re.compile(r"Error (?:reading|building) page '([^']+)'")
+_GENERATOR_TAG = re.compile(r'[ \t]*<meta name="generator" content="[^"]*">\n?')
+
+
+class _Collect(logging.Handler):
+    """Keeps MkDocs' warnings and errors instead of printing them."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@contextmanager
+def _captured_logs() -> Iterator[_Collect]:
+    logger = logging.getLogger("mkdocs")
+    handler, propagate = _Collect(), logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+
+
+def generate_site(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None = None,
+                  generator: str = "mkdocs") -> None:
+    """Build ``pages_dir`` into ``site_dir`` with ``generator`` (see the module doc)."""
+    if generator == "zensical":
+        _zensical(root, pages_dir, site_dir, site_url)
+    else:
+        mkdocs_build(root, pages_dir, site_dir, site_url)
+    for page in site_dir.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        if (stripped := strip_generator_tag(html)) != html:
+            write_atomic(page, stripped)
+
+
+def strip_generator_tag(html: str) -> str:
+    """``html`` without its ``<meta name="generator">`` tag."""
+    return _GENERATOR_TAG.sub("", html)
+
+
+def mkdocs_build(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None,
+                 dirty: bool = False) -> None:
+    """MkDocs' own build: strict, or ``dirty`` (only the pages changed since its last build
+    into ``site_dir``, as ``mkdocs serve --dirty`` builds; MkDocs warns of every dirty build,
+    so it cannot be strict too)."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import ConfigurationError, MkDocsException
+
+    with _captured_logs() as logs:
+        try:
+            config = load_config(config_file=str(root / "mkdocs.yml"), site_url=site_url,
+                                 docs_dir=str(pages_dir), site_dir=str(site_dir),
+                                 strict=not dirty)
+            snippets = config.mdx_configs.get("pymdownx.snippets")
+            if snippets is not None:  # listings are read from the project, wherever we run
+                snippets["base_path"] = [str(root / base) for base in snippets["base_path"]]
+            config.plugins.on_startup(command="build", dirty=dirty)
+            try:
+                build(config, dirty=dirty)
+            finally:
+                config.plugins.on_shutdown()
+        except MkDocsException as err:
+            where = "mkdocs.yml" if isinstance(err, ConfigurationError) else "mkdocs"
+            raise _from_logs(root, logs.records, str(err), where) from None
+        except Exception as err:  # a markdown extension or theme failure
+            raise _from_logs(root, logs.records, f"{err.__class__.__name__}: {err}") from None
+
+
+#: What mkdocs.yml may hold that Zensical (0.0.x) does not do: a build with it fails rather
+#: than publish a site without it (docs/building.md lists these).
+ZENSICAL_PLUGINS = ("search", "offline")
+ZENSICAL_IGNORES = {"hooks": "Zensical accepts hooks but never runs them"}
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def zensical_config(root: Path, pages_dir: Path, site_url: str | None) -> dict[str, object]:
+    """mkdocs.yml's settings for a Zensical build of ``pages_dir`` into ``zensical-site``
+    beside it (Zensical wants the site folder inside the folder of its settings file); a
+    setting Zensical would silently ignore is an error."""
+    config = yaml.safe_load((root / "mkdocs.yml").read_text(encoding="utf-8"))
+    for key, why in ZENSICAL_IGNORES.items():
+        if key in config:
+            raise BuildError("mkdocs.yml", f"{key}: {why}; remove it to build with Zensical")
+    plugins = [p if isinstance(p, str) else next(iter(p)) for p in config.get("plugins", [])]
+    if unknown := [name for name in plugins if name not in ZENSICAL_PLUGINS]:
+        raise BuildError("mkdocs.yml", f"plugins: Zensical has no {unknown[0]!r} plugin; "
+                         "remove it to build with Zensical")
+    config.update(docs_dir=pages_dir.name, site_dir="zensical-site")
+    if site_url:
+        config["site_url"] = site_url
+    for extension in config.get("markdown_extensions", []):
+        if isinstance(extension, dict) and "pymdownx.snippets" in extension:
+            options = extension["pymdownx.snippets"]
+            options["base_path"] = [str(root / base) for base in options["base_path"]]
+    return config
+
+
+def _zensical(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None) -> None:
+    settings = pages_dir.parent / "zensical.yml"
+    write_atomic(settings, yaml.safe_dump(zensical_config(root, pages_dir, site_url),
+                                          sort_keys=False, allow_unicode=True))
+    built = pages_dir.parent / "zensical-site"
+    shutil.rmtree(built, ignore_errors=True)
+    done = subprocess.run([sys.executable, "-m", "zensical", "build", "--strict",
+                           "--config-file", str(settings)], cwd=root, capture_output=True,
+                          text=True, check=False)
+    lines = [_ANSI.sub("", line).strip() for line in (done.stdout + done.stderr).splitlines()]
+    if done.returncode != 0 or not (built / "index.html").is_file():
+        # Its first complaint (``Warning: page does not exist``), else its last line.
+        said = next((line for line in lines if line.startswith(("Warning:", "Error:"))),
+                    next((line for line in reversed(lines) if line), "(no output)"))
+        raise BuildError("zensical", f"`zensical build --strict` exited with "
+                         f"{done.returncode}: {said}")
+    for item in built.iterdir():
+        item.rename(site_dir / item.name)
+    built.rmdir()
+
+
+def _from_logs(
+    root: Path, records: list[logging.LogRecord], fallback: str, where: str = "mkdocs"
+) -> BuildError:
+    """The first thing MkDocs complained about, located in its page when possible."""
+    messages = [r.getMessage() for r in records]
+    # "Error reading page 'x':" with nothing after it only announces the next record.
+    detail = [m for m in messages if not (_PAGE_ERROR.match(m) and m.rstrip().endswith(":"))]
+    if not detail:
+        return BuildError(where, fallback)
+    first, more = detail[0], len(detail) - 1
+    suffix = f" (and {more} more)" if more else ""
+    if page := _DOC_MESSAGE.match(first) or _PAGE_ERROR.match(first):
+        rel = f"docs/{page.group(1)}"
+        needle = page.group(2) if page.re is _DOC_MESSAGE else _quoted(first)
+        return BuildError(rel, _short(first) + suffix, _locate(root / rel, needle))
+    return BuildError(where, _short(first) + suffix)
+
+
+def _quoted(message: str) -> str | None:
+    found = re.findall(r"'([^']+)'", message)
+    return found[-1] if len(found) > 1 else None
+
+
+def _short(message: str) -> str:
+    return " ".join(message.split())
+
+
+def _locate(path: Path, needle: str | None) -> int | None:
+    """The first line of ``path`` containing ``needle``."""
+    if not needle:
+        return None
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    return next((no for no, line in enumerate(lines, 1) if needle in line), None)

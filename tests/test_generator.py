@@ -1,0 +1,69 @@
+"""Tests for sitebuild/generator.py: the site generator's settings and failures, and a whole
+site built with the second generator, Zensical, passing the gates."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from paths import ROOT, SITE_URL
+from site_support import build_or_fail, published_traces
+
+from sitebuild.errors import BuildError
+from sitebuild.gates import run_gates
+from sitebuild.generator import strip_generator_tag, zensical_config
+from sitebuild.paths import CHAPTER_TRACE
+
+
+def settings(tmp_path: Path, edit: dict[str, object]) -> Path:
+    root = tmp_path / "root"
+    root.mkdir()
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    config.update(edit)
+    (root / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    return root
+
+
+def test_zensicals_settings_read_the_rendered_pages_and_listings_from_the_project(
+        tmp_path: Path) -> None:
+    root = settings(tmp_path, {})
+    config = zensical_config(root, tmp_path / "build" / "pages", SITE_URL)
+    assert (config["docs_dir"], config["site_dir"], config["site_url"]) == (
+        "pages", "zensical-site", SITE_URL)
+    snippets = next(e["pymdownx.snippets"] for e in config["markdown_extensions"]
+                    if isinstance(e, dict) and "pymdownx.snippets" in e)
+    assert snippets["base_path"] == [str(root / ".")]
+
+
+@pytest.mark.parametrize(("edit", "said"), [
+    ({"hooks": ["x.py"]}, "mkdocs.yml: hooks: Zensical accepts hooks but never runs them"),
+    ({"plugins": ["search", {"tags": {}}]}, "mkdocs.yml: plugins: Zensical has no 'tags'"),
+])
+def test_what_zensical_would_ignore_fails_the_build(tmp_path: Path, edit: dict[str, object],
+                                                     said: str) -> None:
+    with pytest.raises(BuildError) as raised:
+        zensical_config(settings(tmp_path, edit), tmp_path / "pages", None)
+    assert str(raised.value).startswith(said)
+
+
+def test_the_generator_tag_is_removed() -> None:
+    page = ('<head>\n  <meta charset="utf-8">\n  <meta name="generator" content="mkdocs-1.6.1, '
+            'mkdocs-material-9.8.2">\n  <title>x</title>\n</head>')
+    assert strip_generator_tag(page) == (
+        '<head>\n  <meta charset="utf-8">\n  <title>x</title>\n</head>')
+
+
+@pytest.mark.slow
+def test_a_zensical_build_passes_the_gates(tmp_path: Path) -> None:
+    built = build_or_fail(tmp_path / "site", tmp_path / "build",
+                          extra=("--generator", "zensical", "--site-url", SITE_URL))
+    site = built.site
+    assert any(line.startswith("[build] zensical ") for line in built.stdout.splitlines())
+    assert (site / "search.json").is_file() and not (site / "search").exists()  # Zensical's
+    assert 'name="generator"' not in (site / "index.html").read_text(encoding="utf-8")
+    # The build ran them already; again here, so that this test fails if a build ever stops.
+    assert run_gates(site, published_traces(site, CHAPTER_TRACE), base="/") == []
+    assert not (tmp_path / "build" / "zensical-site").exists()
+    shutil.rmtree(site)

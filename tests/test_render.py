@@ -1,0 +1,424 @@
+"""sitebuild/render.py and sitebuild/page_context.py: the pages rendered before the generator.
+
+Render first: every page of ``docs/`` becomes plain Markdown in the pages folder, with its
+figures in place whole as blocks of HTML, next to every other file of ``docs/``, the vendored
+KaTeX and search shim and the published traces. These tests pin what a page may use, that a
+failure names the page file and line, that the folder holds exactly what the site needs and is
+written only where something changed, and that Markdown passes the figures through untouched.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import markdown
+import pytest
+import yaml
+from paths import GOLDEN_DIR, ROOT
+
+from diagrams.charts import chart_title, render_chart, values_table
+from diagrams.explorer import TRACE as EXPLORER
+from diagrams.explorer import render_explorer
+from diagrams.format import traced
+from diagrams.svg import NARROW
+from diagrams.words import number_words
+from sitebuild.citations import Reference
+from sitebuild.errors import BuildError
+from sitebuild.page_context import PageContext, trace_rules, wrappable
+from sitebuild.paths import CHAPTER_TRACE, trace_url
+from sitebuild.render import KATEX_DIST, SHIM_SRC, SHIM_URL, render_one, render_pages
+from sitebuild.templates import PageError, render_page
+from tracefile import SCHEMAS, Trace, TraceSet
+from tracefile.rules import LIMITS
+
+CHART = "gf-sweep-gradient"
+TRACE_PATHS = {trace_id: GOLDEN_DIR / schema.file_name for trace_id, schema in SCHEMAS.items()}
+FAKE_FILES = {
+    "forward.svg": b'<svg class="residual-diagram"><title id="forward-title">Forward &amp; '
+                   b"merge</title>\n\n<g/></svg>\n",
+    "stack.html": b'<table class="traced-table"></table>\n',
+}
+REFERENCES = {"he2016": Reference("Kaiming He et al.", "Deep Residual Learning", "CVPR", "2016",
+                                  arxiv="1512.03385")}
+#: The small project the render tests fill a pages folder from.
+PAGES = {
+    "index.md": "# Chapter\n\ny = {{ tv('FORWARD.output') }}\n",
+    "labs/gradient-flow.md": "---\ntrace: gradient-flow-v2\n---\n# Lab\n\n"
+                             "Depth {{ tv('EXPLORER-CONFIG.max-depth') }}.\n",
+}
+ASSET = "assets/css/extra.css"
+ASSET_BYTES = b"body { color: red; }\r\n/* \xff not text */\n"
+VENDORED = {
+    f"{KATEX_DIST}/katex.min.js": b"katex();\n",
+    f"{KATEX_DIST}/katex.min.css": b".katex{}\n",
+    f"{KATEX_DIST}/fonts/x.woff2": b"wOF2\x00\x01",
+    SHIM_SRC: b"shim();\n",
+}
+PUBLISHED_VENDOR = {
+    "assets/vendor/katex/katex.min.js": f"{KATEX_DIST}/katex.min.js",
+    "assets/vendor/katex/katex.min.css": f"{KATEX_DIST}/katex.min.css",
+    "assets/vendor/katex/fonts/x.woff2": f"{KATEX_DIST}/fonts/x.woff2",
+    SHIM_URL: SHIM_SRC,
+}
+EVERY_FILE = sorted([*PAGES, ASSET, *PUBLISHED_VENDOR,
+                     *(trace_url(trace_id) for trace_id in SCHEMAS)])
+
+
+@pytest.fixture(scope="module")
+def chart_files(golden_traces: TraceSet) -> dict[str, bytes]:
+    """One real chart, drawn from the golden traces (wide and phone-width)."""
+    return {f"{name}.svg": render_chart(name, golden_traces).encode("utf-8")
+            for name in (CHART, f"{CHART}{NARROW}")}
+
+
+@pytest.fixture
+def context(golden_traces: TraceSet, chart_files: dict[str, bytes]) -> PageContext:
+    return PageContext(golden_traces, TRACE_PATHS, "report line\n",
+                       {**FAKE_FILES, **chart_files}, REFERENCES, ROOT)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    files = {**{f"docs/{name}": text.encode() for name, text in PAGES.items()},
+             f"docs/{ASSET}": ASSET_BYTES, **VENDORED}
+    for name, data in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    return root
+
+
+def render(context: PageContext, source: str, trace_id: str = CHAPTER_TRACE) -> str:
+    return render_page(source, "docs/page.md", context.page_globals(trace_id))
+
+
+def listing(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+
+
+# ---- what a page may use ----
+
+
+def test_tv_inserts_a_traced_span_with_its_provenance(context: PageContext) -> None:
+    out = render(context, 'y = {{ tv("FORWARD.output") }} and {{ tv("STACK[4].residual", '
+                          '"fixed6") }}')
+    assert 'data-trace="residual-connections-v2:FORWARD.output"' in out
+    assert 'data-trace="residual-connections-v2:STACK[4].residual"' in out
+    assert 'data-format="fixed6"' in out
+    assert "[1, \u22123.25]" in out  # display formatting comes from diagrams.format
+
+
+def test_a_page_naming_a_trace_reads_its_paths_from_that_trace(context: PageContext) -> None:
+    out = render(context, "{{ tv('EXPLORER-CONFIG.max-depth') }} "
+                          "{{ tv('residual-connections-v2:FORWARD.output') }}", EXPLORER)
+    assert 'data-trace="gradient-flow-v2:EXPLORER-CONFIG.max-depth"' in out and ">32<" in out
+    assert 'data-trace="residual-connections-v2:FORWARD.output"' in out
+
+
+def test_trace_is_available_for_conditionals(context: PageContext) -> None:
+    source = "{% if trace.resolve('REPLAY.bitwise') %}replayed{% endif %}"
+    assert render(context, source) == "replayed"
+
+
+def test_traces_lists_every_trace_with_its_published_address(context: PageContext) -> None:
+    out = render(context, "{% for t, url in traces %}{{ t.trace_id }}={{ url }};{% endfor %}")
+    assert out == "".join(f"{trace_id}={trace_url(trace_id)};" for trace_id in SCHEMAS)
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "fragment"),
+    [
+        ("ok\nok\n{{ tv('FORWARD.nope') }}\n", 3, "FORWARD.nope"),
+        ("ok\n\n\n{{ undefined_name }}\n", 4, "undefined_name"),
+        ("ok\n{{ trace.no_such_record }}\n", 2, "no_such_record"),
+        ("{{ diagram('nowhere') }}", 1, "unknown diagram 'nowhere' (known: forward, "),
+        ("\n{{ table('nowhere') }}", 2, "unknown table 'nowhere' (known: stack)"),
+        ("{{ tv('FORWARD.output', 'fancy') }}", 1, "fancy"),
+        ("text\n{{ chart('gf-no-such') }}", 2, "unknown chart 'gf-no-such' (known: "
+                                               "forward, gf-sweep-gradient"),
+        ("\n\n{{ cite('nobody1999') }}", 3, "unknown citation 'nobody1999' (known: he2016)"),
+    ],
+)
+def test_every_failure_names_the_page_and_line(context: PageContext, source: str, line: int,
+                                               fragment: str) -> None:
+    with pytest.raises(PageError) as caught:
+        render(context, source)
+    assert (caught.value.path, caught.value.line) == ("docs/page.md", line)
+    assert str(caught.value).startswith(f"docs/page.md:{line}: ")
+    assert fragment in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_diagrams_are_wrapped_for_scrolling_and_labelled(context: PageContext) -> None:
+    out = render(context, "{{ diagram('forward') }}")
+    assert out == ('<div class="diagram-scroll" tabindex="0" role="region" '
+                   'aria-label="Forward &amp; merge">\n<svg class="residual-diagram">'
+                   '<title id="forward-title">Forward &amp; merge</title>\n<g/></svg>\n</div>')
+    table = render(context, "{{ table('stack') }}")
+    assert table == ('<div class="md-typeset__scrollwrap"><div class="md-typeset__table">\n'
+                     '<table class="traced-table"></table>\n</div></div>')
+
+
+def test_a_diagram_with_a_phone_width_variant_shows_both(context: PageContext) -> None:
+    narrow = b'<svg class="residual-diagram"><title>Forward, narrow</title></svg>\n'
+    both = dataclasses.replace(context, files={**context.files, "forward-narrow.svg": narrow})
+    out = render(both, "{{ diagram('forward') }}")
+    assert out.startswith('<div class="figure-wide">\n<div class="diagram-scroll"')
+    assert '<div class="figure-narrow">\n<div class="diagram-scroll" tabindex="0" ' \
+           'role="region" aria-label="Forward, narrow">' in out
+
+
+def test_a_chart_is_one_figure_holding_its_drawings_and_values_whole(
+        context: PageContext, golden_traces: TraceSet, chart_files: dict[str, bytes]) -> None:
+    out = render(context, f'{{{{ chart("{CHART}", "A caption & more.") }}}}', EXPLORER)
+    assert out.startswith(f'<figure class="residual-chart" id="{CHART}">\n')
+    assert out.endswith("</figure>") and out.count("<figure") == 1
+    assert "<figcaption>A caption &amp; more.</figcaption>" in out
+    for file_name in (f"{CHART}.svg", f"{CHART}{NARROW}.svg"):
+        svg = "\n".join(line for line in chart_files[file_name].decode().splitlines()
+                        if line.strip())
+        assert svg in out
+    assert out.count(f'role="region" aria-label="{chart_title(CHART)}') == 2
+    assert str(values_table(CHART, golden_traces)) in out
+    # Whole: no placeholder left for a later pass, no blank line to end Markdown's HTML block.
+    assert "<!--" not in out and "figure-slot" not in out and "\n\n" not in out
+
+
+def test_a_chart_without_a_caption_is_captioned_with_its_title(context: PageContext) -> None:
+    out = render(context, f"{{{{ chart('{CHART}') }}}}", EXPLORER)
+    assert f"<figcaption>{chart_title(CHART)}</figcaption>" in out
+
+
+def test_explorer_returns_the_explorers_html(context: PageContext,
+                                             golden_traces: TraceSet) -> None:
+    out = render(context, "{{ explorer() }}", EXPLORER)
+    assert out == str(render_explorer(golden_traces.traces[EXPLORER]))
+    assert out.startswith('<figure class="gf-explorer" data-gf-explorer')
+
+
+def test_the_explorer_without_its_trace_fails_at_the_line(context: PageContext,
+                                                          golden_traces: TraceSet) -> None:
+    chapter_only = TraceSet({CHAPTER_TRACE: golden_traces.traces[CHAPTER_TRACE]}, CHAPTER_TRACE)
+    without = dataclasses.replace(context, traces=chapter_only)
+    with pytest.raises(PageError, match=r"^docs/page\.md:2: the explorer needs trace "
+                                        r"gradient-flow-v2$"):
+        render(without, "\n{{ explorer() }}")
+
+
+def test_raw_trace_and_report_are_code_blocks(context: PageContext) -> None:
+    out = render(context, "{{ raw_trace() }}")
+    assert out.startswith("\n```text\nTRACE residual-connections-v2 BEGIN\n")
+    assert out.endswith("TRACE residual-connections-v2 END\n```\n")
+    lab = render(context, "{{ raw_trace('gradient-flow-v2') }}")
+    assert lab.startswith("\n```text\nTRACE gradient-flow-v2 BEGIN\n")
+    assert render(context, "{{ learner_report() }}") == "\n```text\nreport line\n```\n"
+    no_report = dataclasses.replace(context, report=None)
+    assert render(no_report, "[{{ learner_report() }}]") == "[]"
+
+
+def test_autoescape_keeps_hostile_trace_names_inert(context: PageContext,
+                                                     hostile_trace: Trace,
+                                                     hostile_name: str) -> None:
+    traces = TraceSet({CHAPTER_TRACE: hostile_trace}, CHAPTER_TRACE)
+    hostile = dataclasses.replace(context, traces=traces)
+    out = render(hostile, "{{ tv('PARAMETER.name') }}|{{ raw_trace() }}")
+    span = out.split("|")[0]
+    assert "<script>" not in span and "{{x}}" not in span and "&lt;script&gt;" in span
+    assert hostile_name in out.split("|")[1]  # the raw trace is a code block, shown as it is
+
+
+def test_wrappable_code_breaks_only_after_equals_signs_and_dots() -> None:
+    assert str(wrappable("STACK-CONFIG.layers")) == "<code>STACK-CONFIG.<wbr>layers</code>"
+    assert str(wrappable("name=<b>&")) == "<code>name=<wbr>&lt;b&gt;&amp;</code>"
+    assert str(wrappable("once")) == "<code>once</code>"
+
+
+def test_the_trace_rules_spell_their_limits_in_words() -> None:
+    rules = trace_rules()
+    assert rules and not any(name in rule for rule in rules for name in LIMITS)
+    text = " ".join(rules)
+    assert all(number_words(value) in text for value in LIMITS.values())
+
+
+def test_number_words_cite_and_pinned_are_page_globals(context: PageContext) -> None:
+    out = render(context, "{{ number_words(12) }}|{{ cite('he2016') }}|{{ pinned('mkdocs') }}")
+    words, citation, pin = out.split("|")
+    assert words == "twelve"
+    assert citation.startswith('<cite class="citation">Kaiming He et al., “<a href='
+                               '"https://arxiv.org/abs/1512.03385">Deep Residual Learning')
+    assert pin == f'<code class="pinned" data-lock="mkdocs">{metadata.version("mkdocs")}</code>'
+
+
+# ---- the pages folder ----
+
+
+def test_each_page_is_rendered_and_every_other_file_copied(project: Path,
+                                                           context: PageContext,
+                                                           golden_traces: TraceSet) -> None:
+    pages = project.parent / "pages"
+    assert render_pages(project, context, pages) == EVERY_FILE
+    assert listing(pages) == EVERY_FILE
+    forward = traced(golden_traces, "FORWARD.output")
+    assert (pages / "index.md").read_text() == f"# Chapter\n\ny = {forward}\n"
+    lab = TraceSet(golden_traces.traces, EXPLORER)
+    depth = traced(lab, "EXPLORER-CONFIG.max-depth")
+    # The front matter stays, for the generator.
+    assert (pages / "labs/gradient-flow.md").read_text() == (
+        f"---\ntrace: {EXPLORER}\n---\n# Lab\n\nDepth {depth}.\n")
+    assert (pages / ASSET).read_bytes() == ASSET_BYTES
+
+
+def test_katex_and_the_search_shim_are_vendored(project: Path, context: PageContext) -> None:
+    pages = project.parent / "pages"
+    render_pages(project, context, pages)
+    for published, source in PUBLISHED_VENDOR.items():
+        assert (pages / published).read_bytes() == VENDORED[source], published
+
+
+def test_each_trace_is_published_with_its_exact_bytes(project: Path,
+                                                      context: PageContext) -> None:
+    pages = project.parent / "pages"
+    render_pages(project, context, pages)
+    for trace_id, path in TRACE_PATHS.items():
+        assert trace_url(trace_id) == f"trace/{path.name}"
+        assert (pages / trace_url(trace_id)).read_bytes() == path.read_bytes()
+
+
+def test_a_second_render_writes_nothing(project: Path, context: PageContext) -> None:
+    pages = project.parent / "pages"
+    render_pages(project, context, pages)
+    before = {name: (pages / name).stat().st_mtime_ns for name in EVERY_FILE}
+    assert render_pages(project, context, pages) == []
+    assert {name: (pages / name).stat().st_mtime_ns for name in EVERY_FILE} == before
+
+
+def test_only_renders_just_the_pages_named(project: Path, context: PageContext) -> None:
+    pages = project.parent / "pages"
+    render_pages(project, context, pages)
+    lab_before = (pages / "labs/gradient-flow.md").read_text()
+    (project / "docs/index.md").write_text("# Edited\n")
+    (project / "docs/labs/gradient-flow.md").write_text("# Also edited\n")
+    assert render_pages(project, context, pages, only={"docs/index.md"}) == ["index.md"]
+    assert (pages / "index.md").read_text() == "# Edited\n"
+    assert (pages / "labs/gradient-flow.md").read_text() == lab_before
+    assert render_pages(project, context, pages) == ["labs/gradient-flow.md"]
+
+
+def test_a_file_removed_from_docs_disappears_from_the_pages_folder(
+        project: Path, context: PageContext) -> None:
+    pages = project.parent / "pages"
+    render_pages(project, context, pages)
+    (project / "docs" / ASSET).unlink()
+    (project / "docs/labs/gradient-flow.md").unlink()
+    assert render_pages(project, context, pages) == []
+    assert listing(pages) == [name for name in EVERY_FILE
+                              if name not in (ASSET, "labs/gradient-flow.md")]
+
+
+@pytest.mark.parametrize(("missing", "what"), [
+    (f"{KATEX_DIST}/katex.min.js", "KaTeX is not installed"),
+    (f"{KATEX_DIST}/katex.min.css", "KaTeX is not installed"),
+    (SHIM_SRC, "iframe-worker shim is not installed"),
+])
+def test_missing_katex_or_shim_fails_naming_dev_setup(project: Path, context: PageContext,
+                                                      missing: str, what: str) -> None:
+    (project / missing).unlink()
+    with pytest.raises(BuildError) as caught:
+        render_pages(project, context, project.parent / "pages")
+    assert caught.value.path == (KATEX_DIST if missing.startswith(KATEX_DIST) else SHIM_SRC)
+    assert what in caught.value.message and "`./dev setup`" in caught.value.message
+    assert not (project.parent / "pages").exists()  # refused before anything was written
+
+
+def test_a_page_that_is_not_utf8_fails_naming_the_page(project: Path,
+                                                       context: PageContext) -> None:
+    (project / "docs/bad.md").write_bytes(b"# Title\n\xff\xfe\n")
+    with pytest.raises(PageError) as caught:
+        render_pages(project, context, project.parent / "pages")
+    assert str(caught.value) == "docs/bad.md: not UTF-8 text (invalid start byte at byte 8)"
+
+
+def test_front_matter_naming_an_unknown_trace_fails_at_the_trace_line(
+        project: Path, context: PageContext) -> None:
+    page = project / "docs/labs/gradient-flow.md"
+    page.write_text("---\ntitle: Lab\ntrace: no-such-trace\n---\n# Lab\n")
+    with pytest.raises(PageError) as caught:
+        render_one(project, page, context)
+    assert (caught.value.path, caught.value.line) == ("docs/labs/gradient-flow.md", 3)
+    assert "front matter names trace 'no-such-trace'; the site has " \
+           "residual-connections-v2, gradient-flow-v2" in caught.value.message
+
+
+@pytest.mark.parametrize("front", ["trace: [a, b]", '"trace" : 7'])
+def test_front_matter_naming_no_trace_fails_at_the_trace_line(
+        project: Path, context: PageContext, front: str) -> None:
+    page = project / "docs/labs/gradient-flow.md"
+    page.write_text(f"---\ntitle: Lab\n{front}\n---\n# Lab\n")
+    with pytest.raises(PageError) as caught:
+        render_one(project, page, context)
+    assert (caught.value.path, caught.value.line) == ("docs/labs/gradient-flow.md", 3)
+    assert "front matter's trace must be a trace's name" in caught.value.message
+
+
+def test_a_failure_below_front_matter_is_located_in_the_page_file(project: Path,
+                                                                   context: PageContext) -> None:
+    (project / "docs/labs/gradient-flow.md").write_text(
+        "---\ntrace: gradient-flow-v2\n---\n# Lab\n\n{{ tv('FORWARD.output') }}\n")
+    with pytest.raises(PageError) as caught:
+        render_pages(project, context, project.parent / "pages")
+    assert (caught.value.path, caught.value.line) == ("docs/labs/gradient-flow.md", 6)
+    assert "FORWARD" in caught.value.message  # the lab's trace has no such record
+
+
+def test_the_unverified_banner_opens_every_page(project: Path, context: PageContext) -> None:
+    unverified = dataclasses.replace(context, unverified=(CHAPTER_TRACE, EXPLORER))
+    pages = project.parent / "pages"
+    render_pages(project, unverified, pages)
+    for name in PAGES:
+        text = (pages / name).read_text().removeprefix(f"---\ntrace: {EXPLORER}\n---\n")
+        assert text.startswith('!!! danger "Unverified trace"\n    This site was built from '
+                               "trace files that differ from a fresh run of the engine "
+                               "(`residual-connections-v2`, `gradient-flow-v2`)."), name
+        assert text.removeprefix(unverified.banner()).startswith("# "), name
+    assert (pages / ASSET).read_bytes() == ASSET_BYTES
+    assert not render_one(project, project / "docs/index.md", context).startswith("!!!")
+
+
+# ---- what the render-first design relies on ----
+
+
+def markdown_extensions() -> tuple[list[str], dict[str, dict[str, Any]]]:
+    """mkdocs.yml's Markdown extensions and their settings (snippets left out: it reads
+    listings from the project, which these pages do not use)."""
+    settings = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    names, configs = [], {}
+    for entry in settings["markdown_extensions"]:
+        name, config = next(iter(entry.items())) if isinstance(entry, dict) else (entry, None)
+        if name != "pymdownx.snippets":
+            names.append(name)
+            if config:
+                configs[name] = config
+    return names, configs
+
+
+def test_markdown_passes_a_chart_and_the_explorer_through_unchanged(
+        project: Path, context: PageContext) -> None:
+    page = project / "docs/labs/gradient-flow.md"
+    page.write_text("---\ntrace: gradient-flow-v2\n---\n# Lab\n\nDepth "
+                    "{{ tv('EXPLORER-CONFIG.max-depth') }}, as *plotted*:\n\n"
+                    f"{{{{ chart('{CHART}', 'The gradient.') }}}}\n\nTry it:\n\n"
+                    "{{ explorer() }}\n\nThe end.\n")
+    rendered = render_one(project, page, context)
+    names, configs = markdown_extensions()
+    html = markdown.markdown(rendered, extensions=names, extension_configs=configs)
+    chart = str(context.chart(CHART, "The gradient."))
+    explorer = str(context.explorer())
+    assert chart in html and explorer in html
+    spans = re.findall(r'<span class="tv"[^>]*>[^<]*</span>', rendered)
+    assert len(spans) > 100 and all(span in html for span in spans)
+    svgs = re.findall(r"<svg\b[^>]*>", rendered)
+    assert len(svgs) == 2 and all(svg in html for svg in svgs)
+    assert "<p>Try it:</p>" in html and "<em>plotted</em>" in html  # still Markdown around
