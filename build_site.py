@@ -23,6 +23,7 @@ from typing import Any
 from sitebuild import build as site_build
 from sitebuild import interrupts
 from sitebuild.generator import GENERATORS
+from sitebuild.processes import child_command
 from sitebuild.progress import Progress
 from tracefile.errors import LocatedError
 
@@ -64,7 +65,7 @@ def cmd_serve(args: argparse.Namespace, progress: Progress) -> int:
     if args.cache_dir is not None:
         render_args += ["--cache-dir", str(args.cache_dir)]
     return serve(ROOT, options(args), progress, SERVE_HOST, args.port,
-                 [sys.executable, str(ROOT / "build_site.py"), *render_args])
+                 child_command("build_site", render_args))
 
 
 def cmd_check(args: argparse.Namespace, progress: Progress) -> int:

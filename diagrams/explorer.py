@@ -14,9 +14,8 @@ switches which one is shown (no arithmetic in the browser). The controls are nat
 inputs with labels, hidden until the script runs; a folded table of every factor's plain and
 residual gradients by depth (``EXPLORER-FACTOR``) serves readers without JavaScript.
 ``depths`` and ``factors`` restrict the grid (for small golden files); the page shows it all.
-The fragment is numbers only, and no search should find it: the hook puts it into its page
-after the site search has read the page (``sitebuild.hook``), and it is marked excluded from
-the search as well (``data-search-exclude``), for any site whose search does read it. Its root
+The fragment is numbers only, and no search should find it: it is marked excluded from the
+search (``data-search-exclude``). Its root
 is a ``<figure>`` because Material's search matches the excluded element by tag name, so the
 first ``</div>`` inside a ``<div>`` root would end the exclusion.
 """

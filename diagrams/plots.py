@@ -212,10 +212,11 @@ def plain_powers() -> type:
 def _plain_log_labels(axis: Any) -> None:
     ticker, plain = load_matplotlib()[2], plain_powers()
     major, minor = axis.get_major_formatter(), axis.get_minor_formatter()
+    base = getattr(axis.get_transform(), "base", None)  # a log scale's transform names it
     if type(major) is ticker.LogFormatterSciNotation:
-        axis.set_major_formatter(plain(major._base, labelOnlyBase=major.labelOnlyBase))
+        axis.set_major_formatter(plain(base, labelOnlyBase=major.labelOnlyBase))
     if type(minor) is ticker.LogFormatterSciNotation:
-        axis.set_minor_formatter(plain(minor._base, labelOnlyBase=minor.labelOnlyBase))
+        axis.set_minor_formatter(plain(base, labelOnlyBase=minor.labelOnlyBase))
 
 
 def _scale(axes: Any, plot: Plot) -> None:

@@ -16,7 +16,6 @@ import logging
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 import yaml
 
 from sitebuild.errors import BuildError
+from sitebuild.processes import child_command
 from tracefile.files import write_atomic
 
 GENERATORS = ("mkdocs", "zensical")
@@ -138,9 +138,9 @@ def _zensical(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None)
                                           sort_keys=False, allow_unicode=True))
     built = pages_dir.parent / "zensical-site"
     shutil.rmtree(built, ignore_errors=True)
-    done = subprocess.run([sys.executable, "-m", "zensical", "build", "--strict",
-                           "--config-file", str(settings)], cwd=root, capture_output=True,
-                          text=True, check=False)
+    done = subprocess.run(child_command("zensical", ["build", "--strict", "--config-file",
+                                                     str(settings)]),
+                          cwd=root, capture_output=True, text=True, check=False)
     lines = [_ANSI.sub("", line).strip() for line in (done.stdout + done.stderr).splitlines()]
     if done.returncode != 0 or not (built / "index.html").is_file():
         # Its first complaint (``Warning: page does not exist``), else its last line.
@@ -149,7 +149,7 @@ def _zensical(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None)
         raise BuildError("zensical", f"`zensical build --strict` exited with "
                          f"{done.returncode}: {said}")
     for item in built.iterdir():
-        item.rename(site_dir / item.name)
+        shutil.move(item, site_dir / item.name)  # the site folder may be on another disk
     built.rmdir()
 
 

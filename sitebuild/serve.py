@@ -1,19 +1,20 @@
 """The live preview: MkDocs' own live-reload server over the rendered pages.
 
 Contract: ``serve(root, options, progress, host, port, render_command)`` renders the pages
-(``sitebuild.build.render``), builds them with MkDocs into ``BUILD/preview`` and serves that
-folder with MkDocs' ``LiveReloadServer`` until interrupted, then removes it. After each edit:
-a page or asset under ``docs/`` is rendered again in this process (that page alone), anything
-else (engine, drawing or build code, mkdocs.yml, a --trace file) runs ``render_command``, a
-fresh process, so edited code is what runs; then MkDocs rebuilds with ``dirty=True`` (only the
-pages whose rendered Markdown changed). A failed rebuild prints its one-line error and keeps
-serving what was there. The preview runs no gates and publishes nothing: ``build`` does.
+(``sitebuild.build``), builds them with MkDocs into ``BUILD/preview`` and serves that folder
+with MkDocs' ``LiveReloadServer`` until interrupted, then removes it. An edit under ``docs/``
+renders the pages it touched again in this process, and MkDocs rebuilds with ``dirty=True``
+(the pages whose Markdown changed); any other edit (code, mkdocs.yml, a --trace file) runs
+``render_command``, a fresh process, for it and every later edit, so edited code is what runs,
+and MkDocs builds every page. A failed rebuild prints its one-line error and keeps serving
+what was there. The preview runs no gates and publishes nothing: ``build`` does.
 """
 
 from __future__ import annotations
 
 import errno
 import logging
+import os
 import shutil
 import socket
 import subprocess
@@ -24,6 +25,7 @@ from pathlib import Path
 from sitebuild import build, build_folder
 from sitebuild.errors import BuildError
 from sitebuild.generator import mkdocs_build
+from sitebuild.page_context import PageContext
 from sitebuild.paths import shown
 from sitebuild.progress import Progress
 from sitebuild.render import render_pages
@@ -78,45 +80,23 @@ def serve(root: Path, options: build.Options, progress: Progress, host: str, por
     from mkdocs.livereload import LiveReloadServer
 
     check_port(host, port)
-    watched = (*(root / name for name in WATCHED), *options.traces)
-    changes = Changes(watched)
-    preview = options.build_dir / "preview"
+    watched = (*(root / name for name in WATCHED), *options.traces,
+               *((options.report,) if options.report else ()))
+    changes = Changes(watched)  # before the first render: an edit during it is seen
     with build_folder.exclusive(options.build_dir):  # builds sharing the folder take turns
         inputs = build.engine_and_traces(root, options, progress)
         context = build.page_context(root, inputs, build.pages(root, options, inputs, progress))
-        shutil.rmtree(preview, ignore_errors=True)
+        preview = Preview(root, options, context, render_command, changes)
+        shutil.rmtree(preview.folder, ignore_errors=True)
         with progress.phase("mkdocs") as notes:
-            mkdocs_build(root, options.build_dir / "pages", preview, options.site_url)
-            notes.append(f"into {shown(preview)}")
-    fresh = [False]  # whether code changed since this process rendered: then always a process
-
-    def rebuild() -> None:
-        start, changed = time.perf_counter(), changes.poll()
-        docs = (root / "docs").as_posix() + "/"
-        fresh[0] = fresh[0] or any(not path.startswith(docs) for path in changed)
-        try:
-            # A fresh process takes the build folder's lock itself.
-            if fresh[0] and subprocess.run(render_command, cwd=root).returncode != 0:
-                raise _Failed
-            with build_folder.exclusive(options.build_dir):
-                if not fresh[0]:
-                    only = {Path(path).relative_to(root).as_posix() for path in changed}
-                    render_pages(root, context, options.build_dir / "pages", only)
-                mkdocs_build(root, options.build_dir / "pages", preview, options.site_url,
-                             dirty=True)
-        except _Failed:
-            print("[serve] rebuild failed; still serving the previous preview", flush=True)
-            return
-        except LocatedError as err:
-            print(" ".join(str(err).split()), file=sys.stderr, flush=True)
-            print("[serve] rebuild failed; still serving the previous preview", flush=True)
-            return
-        print(f"[serve] rebuilt in {time.perf_counter() - start:.2f}s", flush=True)
-
+            mkdocs_build(root, preview.pages, preview.folder, options.site_url)
+            notes.append(f"into {shown(preview.folder)}")
+    if changes.last != changes.snapshot():
+        preview.rebuild()
     _log_to_terminal()
-    server = LiveReloadServer(builder=rebuild, host=host, port=port, root=str(preview),
-                              polling_interval=POLL_SECONDS)
-    server.error_handler = lambda code: _error_page(preview, code)
+    server = LiveReloadServer(builder=preview.rebuild, host=host, port=port,
+                              root=str(preview.folder), polling_interval=POLL_SECONDS)
+    server.error_handler = lambda code: _error_page(preview.folder, code)
     for path in watched:
         server.watch(str(path))
     print(f"[serve] a preview, without gates: `build_site.py build` publishes; "
@@ -130,8 +110,53 @@ def serve(root: Path, options: build.Options, progress: Progress, host: str, por
         print("[serve] stopped", flush=True)
     finally:
         server.shutdown()
-        shutil.rmtree(preview, ignore_errors=True)
+        shutil.rmtree(preview.folder, ignore_errors=True)
     return 0
+
+
+class Preview:
+    """The served preview: the rendered pages and MkDocs' build of them in ``BUILD/preview``."""
+
+    def __init__(self, root: Path, options: build.Options, context: PageContext,
+                 render_command: list[str], changes: Changes) -> None:
+        self.root, self.options, self.context = root, options, context
+        self.render_command, self.changes = render_command, changes
+        self.pages, self.folder = options.build_dir / "pages", options.build_dir / "preview"
+        self.pending: set[str] = set()  # changed files not yet in a successful rebuild
+        self.fresh = False  # code changed since this process rendered: a process renders
+
+    def rebuild(self) -> None:
+        """Bring the preview up to date with every pending change; on failure say why in one
+        line and keep both the preview and the pending changes."""
+        start = time.perf_counter()
+        self.pending |= self.changes.poll()
+        if not self.pending:  # a file no rebuild reads (bytecode, an editor's swap file)
+            return
+        docs = (self.root / "docs").as_posix() + "/"
+        code = any(not path.startswith(docs) for path in self.pending)
+        self.fresh = self.fresh or code
+        try:
+            # A fresh process takes the build folder's lock itself.
+            # No bytecode written: a new .pyc under a watched folder would wake the server.
+            env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+            if self.fresh and subprocess.run(self.render_command, cwd=self.root,
+                                             env=env).returncode:
+                raise _Failed
+            with build_folder.exclusive(self.options.build_dir):
+                if not self.fresh:
+                    only = {Path(path).relative_to(self.root).as_posix() for path in self.pending}
+                    render_pages(self.root, self.context, self.pages, only)
+                # After a code edit no page's Markdown may have changed while the site did (a
+                # listing's source, mkdocs.yml): then MkDocs builds every page again.
+                mkdocs_build(self.root, self.pages, self.folder, self.options.site_url,
+                             dirty=not code)
+        except (_Failed, LocatedError) as err:
+            if isinstance(err, LocatedError):
+                print(" ".join(str(err).split()), file=sys.stderr, flush=True)
+            print("[serve] rebuild failed; still serving the previous preview", flush=True)
+            return
+        self.pending.clear()
+        print(f"[serve] rebuilt in {time.perf_counter() - start:.2f}s", flush=True)
 
 
 class _Failed(Exception):

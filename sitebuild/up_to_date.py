@@ -1,12 +1,12 @@
 """"Up to date": one key over everything a published site depends on.
 
 Contract: ``site_key(root, traces, report, generated_key, options)`` hashes the traces, the
-report, the generated files' key, every source of the pages and the build (``SITE_SOURCES``),
-every installed distribution's version, the build date and the build's options (site URL,
-generator, unverified traces). ``is_up_to_date(build_dir, out, key)`` is true when the last
-site published into ``out`` was built from that key and ``out`` still holds exactly what was
-published then; ``record(build_dir, out, key)`` notes a publication (in the build folder: the
-site carries no build metadata).
+report, the generated files' key, every source of the pages, their listings and the build
+(``SITE_SOURCES``), every installed distribution's version, the build date and the build's
+options (site URL, generator, unverified traces). ``is_up_to_date(build_dir, out, key)`` is
+true when the last site published into ``out`` was built from that key and ``out`` still
+holds exactly what was published then; ``record(build_dir, out, key)`` notes a publication
+(in the build folder: the site carries no build metadata).
 """
 
 from __future__ import annotations
@@ -21,9 +21,10 @@ from sitebuild.cache import content_key, source_files
 from tracefile import TraceSet
 from tracefile.files import write_atomic
 
-#: What the site is built from besides the traces (the drawing code is in the generated key).
-SITE_SOURCES = ("docs", "sitebuild", "mkdocs.yml", "build_site.py", "requirements/lock.txt",
-                "node_modules/.package-lock.json")
+#: What the site is built from besides the traces (the drawing code is in the generated key):
+#: ``engine`` for the listings the pages include from its source.
+SITE_SOURCES = ("docs", "engine", "sitebuild", "mkdocs.yml", "build_site.py",
+                "requirements/lock.txt", "node_modules/.package-lock.json")
 
 
 def installed_versions() -> str:

@@ -225,7 +225,7 @@ def test_generated_key_ignores_what_rendering_does_not_use(tmp_path: Path, edite
     assert generated.generated_key(root, golden_trace()) == before
 
 
-@pytest.mark.parametrize("dist", ["numpy", "jinja2", "markupsafe"])
+@pytest.mark.parametrize("dist", ["numpy", "jinja2", "markupsafe", "matplotlib"])
 def test_generated_key_follows_library_versions(tmp_path: Path, dist: str,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     root = fake_root(tmp_path)

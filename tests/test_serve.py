@@ -115,13 +115,19 @@ def test_serve_rebuilds_after_page_template_and_engine_edits(tmp_path: Path) -> 
         # After a code edit even a page edit runs a fresh process: no stale module is used.
         page.write_text(page.read_text() + "\nA second sentence.\n")
         wait_for(lambda: "A second sentence." in fetch(f"{base}/building.html"))
-        with (proj / "engine" / "__init__.py").open("a") as f:
-            f.write("\n# an edit to the engine\n")
-        wait_for(lambda: len(lines_of(log, "[render] engine ")) >= 3)
+        # An engine edit inside a listing the chapter shows: the engine runs again and the
+        # listing changes although no page's Markdown does.
+        source = proj / "engine" / "nn" / "residual.py"
+        code = source.read_text()
+        assert "# --8<-- [end:residual-add]" in code
+        source.write_text(code.replace("# --8<-- [end:residual-add]",
+                                       "# a comment added while serving\n"
+                                       "# --8<-- [end:residual-add]", 1))
+        wait_for(lambda: "a comment added while serving" in fetch(f"{base}/index.html"), 300)
         engine = lines_of(log, "[render] engine ")
         generate = lines_of(log, "[render] generate ")
         # template edit, page edit after code, engine edit: what each re-ran (an edit of
-        # engine/__init__.py re-runs every experiment; nothing else re-runs one)
+        # engine/nn/residual.py re-runs every experiment; nothing else re-runs one)
         assert [f"{len(SCHEMAS)} run, 0 cached" in line for line in engine] == [
             False, False, True], engine
         assert ["(cache miss)" in line for line in generate[:2]] == [True, False], generate

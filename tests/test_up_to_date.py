@@ -18,8 +18,11 @@ def test_the_installed_versions_name_every_distribution() -> None:
 
 def fake_root(tmp_path: Path) -> Path:
     root = tmp_path / "root"
-    (root / "docs").mkdir(parents=True)
+    for folder in ("docs", "engine", "sitebuild"):
+        (root / folder).mkdir(parents=True)
     (root / "docs" / "index.md").write_text("# A page\n")
+    (root / "engine" / "listed.py").write_text("def shown_on_a_page(): ...\n")
+    (root / "sitebuild" / "build.py").write_text("# the build\n")
     (root / "mkdocs.yml").write_text("site_name: x\n")
     return root
 
@@ -37,8 +40,12 @@ def test_the_site_key_follows_traces_pages_settings_and_options(
     (root / "docs" / "index.md").write_text("# An edited page\n")
     assert key() != before
     edited = key()
-    (root / "mkdocs.yml").write_text("site_name: y\n")
-    assert key() != edited
+    for edit in ("mkdocs.yml", "engine/listed.py", "sitebuild/build.py"):
+        (root / edit).write_text((root / edit).read_text() + "# edited\n")
+        assert key() != edited, edit  # a listing's source: the page shows it
+        edited = key()
+    assert up_to_date.site_key(root, golden_traces, b"r", "generated", "mkdocs") == edited
+    assert up_to_date.site_key(root, golden_traces, b"r", "other generated", "mkdocs") != edited
 
 
 def test_a_site_is_up_to_date_only_while_it_is_what_was_published(tmp_path: Path) -> None:
