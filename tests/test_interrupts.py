@@ -20,6 +20,10 @@ PRELUDE = """
 import signal, sys
 from sitebuild import interrupts
 
+# Python's own Ctrl-C handler, whatever the runner's shell left (a background job starts with
+# SIGINT ignored, and a starter's SIG_IGN is kept on purpose).
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 class Drops:
     def __init__(self, signum):
         self.signum = signum

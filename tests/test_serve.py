@@ -132,6 +132,8 @@ def test_serve_rebuilds_after_page_template_and_engine_edits(tmp_path: Path) -> 
             False, False, True], engine
         assert ["(cache miss)" in line for line in generate[:2]] == [True, False], generate
     finally:
-        os.killpg(server.pid, signal.SIGINT)
+        # SIGTERM stops serve as Ctrl-C does, and unlike SIGINT reaches it even when this run
+        # was started as a background job (SIGINT ignored, which serve then keeps).
+        os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
     assert lines_of(log, "[serve] stopped") and not (proj / "build" / "preview").exists()
