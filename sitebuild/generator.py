@@ -19,6 +19,7 @@ import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -46,14 +47,12 @@ class _Collect(logging.Handler):
 @contextmanager
 def _captured_logs() -> Iterator[_Collect]:
     logger = logging.getLogger("mkdocs")
-    handler, propagate = _Collect(), logger.propagate
-    logger.addHandler(handler)
-    logger.propagate = False
+    handler = _Collect()
+    logger.addHandler(handler)  # with a handler on the way, logging prints nothing by itself
     try:
         yield handler
     finally:
         logger.removeHandler(handler)
-        logger.propagate = propagate
 
 
 def generate_site(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None = None,
@@ -88,9 +87,6 @@ def mkdocs_build(root: Path, pages_dir: Path, site_dir: Path, site_url: str | No
             config = load_config(config_file=str(root / "mkdocs.yml"), site_url=site_url,
                                  docs_dir=str(pages_dir), site_dir=str(site_dir),
                                  strict=not dirty)
-            snippets = config.mdx_configs.get("pymdownx.snippets")
-            if snippets is not None:  # listings are read from the project, wherever we run
-                snippets["base_path"] = [str(root / base) for base in snippets["base_path"]]
             config.plugins.on_startup(command="build", dirty=dirty)
             try:
                 build(config, dirty=dirty)
@@ -114,7 +110,7 @@ def zensical_config(root: Path, pages_dir: Path, site_url: str | None) -> dict[s
     """mkdocs.yml's settings for a Zensical build of ``pages_dir`` into ``zensical-site``
     beside it (Zensical wants the site folder inside the folder of its settings file); a
     setting Zensical would silently ignore is an error."""
-    config = yaml.safe_load((root / "mkdocs.yml").read_text(encoding="utf-8"))
+    config = read_settings(root)
     for key, why in ZENSICAL_IGNORES.items():
         if key in config:
             raise BuildError("mkdocs.yml", f"{key}: {why}; remove it to build with Zensical")
@@ -125,11 +121,22 @@ def zensical_config(root: Path, pages_dir: Path, site_url: str | None) -> dict[s
     config.update(docs_dir=pages_dir.name, site_dir="zensical-site")
     if site_url:
         config["site_url"] = site_url
-    for extension in config.get("markdown_extensions", []):
-        if isinstance(extension, dict) and "pymdownx.snippets" in extension:
-            options = extension["pymdownx.snippets"]
-            options["base_path"] = [str(root / base) for base in options["base_path"]]
     return config
+
+
+def read_settings(root: Path) -> dict[str, Any]:
+    """``root/mkdocs.yml`` as data, its ``!relative $config_dir`` (MkDocs' tag for a path in
+    an extension's options) read as ``root``; a copy of it then holds no tag of MkDocs'."""
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def relative(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+        if loader.construct_scalar(node) != "$config_dir":  # type: ignore[arg-type]
+            raise BuildError("mkdocs.yml", f"!relative {node.value}: only $config_dir is read")
+        return str(root)
+
+    Loader.add_constructor("!relative", relative)
+    return yaml.load((root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
 
 
 def _zensical(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None) -> None:

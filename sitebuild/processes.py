@@ -52,16 +52,31 @@ def usable_cores() -> int:
     return os.cpu_count() or 1
 
 
+def other_threads() -> bool:
+    """Whether another thread runs here (a server's): forking beside it could copy a lock it
+    holds."""
+    return threading.active_count() > 1
+
+
+def worker_count(jobs: int) -> int:
+    """How many workers a pool for ``jobs`` gets: one per usable core, at most ``jobs``; none
+    on one core, beside another thread, or where processes cannot fork."""
+    forkable = "fork" in multiprocessing.get_all_start_methods()
+    if usable_cores() < 2 or other_threads() or not forkable:
+        return 0
+    return min(usable_cores(), jobs)
+
+
 @contextmanager
 def worker_pool(jobs: int, initializer: Callable[..., object] | None = None,
                 initargs: tuple[object, ...] = ()) -> Iterator[ProcessPoolExecutor | None]:
     """Forked workers that die with this process (see the module doc), or None. What is
     submitted must be a module-level function: it is called by name."""
-    forkable = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
-    if usable_cores() < 2 or jobs < 1 or not forkable:
+    workers = worker_count(jobs)
+    if not workers:
         yield None
         return
-    pool = ProcessPoolExecutor(max_workers=min(usable_cores(), jobs),
+    pool = ProcessPoolExecutor(max_workers=workers,
                                mp_context=multiprocessing.get_context("fork"),
                                initializer=_start, initargs=(os.getpid(), initializer, initargs))
     try:

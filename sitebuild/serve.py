@@ -96,7 +96,6 @@ def serve(root: Path, options: build.Options, progress: Progress, host: str, por
     _log_to_terminal()
     server = LiveReloadServer(builder=preview.rebuild, host=host, port=port,
                               root=str(preview.folder), polling_interval=POLL_SECONDS)
-    server.error_handler = lambda code: _error_page(preview.folder, code)
     for path in watched:
         server.watch(str(path))
     print(f"[serve] a preview, without gates: `build_site.py build` publishes; "
@@ -163,17 +162,10 @@ class _Failed(Exception):
     """The render process failed (it printed its own one-line error)."""
 
 
-def _error_page(site: Path, code: int) -> bytes | None:
-    """The site's own page for a missing address (Material's 404.html), as a host would."""
-    page = site / "404.html"
-    return page.read_bytes() if code == 404 and page.is_file() else None
-
-
 def _log_to_terminal() -> None:
     logger = logging.getLogger("mkdocs")
     handler = logging.StreamHandler(sys.stdout)
     handler.setFormatter(logging.Formatter("[serve] %(message)s"))
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
-    logger.propagate = False
 

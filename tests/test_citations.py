@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-import yaml
 from paths import ROOT
 
 from sitebuild.citations import load_references, render_citation
+from sitebuild.generator import read_settings
 from tracefile.errors import LocatedError
 
 ENTRY = {"authors": "A. Author & B. <Author>", "title": "On Things", "venue": "Conf",
@@ -14,8 +14,7 @@ ENTRY = {"authors": "A. Author & B. <Author>", "title": "On Things", "venue": "C
 
 
 def project_extra() -> dict:
-    # mkdocs.yml uses no custom YAML tags, so the safe loader reads it.
-    return yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["extra"]
+    return read_settings(ROOT)["extra"]
 
 
 def test_the_chapter_bibliography_loads_and_renders() -> None:

@@ -13,16 +13,17 @@ from site_support import build_or_fail, published_traces
 
 from sitebuild.errors import BuildError
 from sitebuild.gates import run_gates
-from sitebuild.generator import strip_generator_tag, zensical_config
+from sitebuild.generator import read_settings, strip_generator_tag, zensical_config
 from sitebuild.paths import CHAPTER_TRACE
 
 
 def settings(tmp_path: Path, edit: dict[str, object]) -> Path:
     root = tmp_path / "root"
     root.mkdir()
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-    config.update(edit)
-    (root / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    (root / "mkdocs.yml").write_bytes((ROOT / "mkdocs.yml").read_bytes())
+    if edit:
+        config = {**read_settings(root), **edit}
+        (root / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
     return root
 
 
@@ -34,7 +35,7 @@ def test_zensicals_settings_read_the_rendered_pages_and_listings_from_the_projec
         "pages", "zensical-site", SITE_URL)
     snippets = next(e["pymdownx.snippets"] for e in config["markdown_extensions"]
                     if isinstance(e, dict) and "pymdownx.snippets" in e)
-    assert snippets["base_path"] == [str(root / ".")]
+    assert snippets["base_path"] == [str(root)]  # !relative $config_dir, read as the project
 
 
 @pytest.mark.parametrize(("edit", "said"), [

@@ -17,7 +17,6 @@ from typing import Any
 
 import markdown
 import pytest
-import yaml
 from paths import GOLDEN_DIR, ROOT
 
 from diagrams.charts import chart_title, render_chart, values_table
@@ -28,6 +27,7 @@ from diagrams.svg import NARROW
 from diagrams.words import number_words
 from sitebuild.citations import Reference
 from sitebuild.errors import BuildError
+from sitebuild.generator import read_settings
 from sitebuild.page_context import PageContext, trace_rules, wrappable
 from sitebuild.paths import CHAPTER_TRACE, trace_url
 from sitebuild.render import KATEX_DIST, SHIM_SRC, SHIM_URL, render_one, render_pages
@@ -393,7 +393,7 @@ def test_the_unverified_banner_opens_every_page(project: Path, context: PageCont
 def markdown_extensions() -> tuple[list[str], dict[str, dict[str, Any]]]:
     """mkdocs.yml's Markdown extensions and their settings (snippets left out: it reads
     listings from the project, which these pages do not use)."""
-    settings = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    settings = read_settings(ROOT)
     names, configs = [], {}
     for entry in settings["markdown_extensions"]:
         name, config = next(iter(entry.items())) if isinstance(entry, dict) else (entry, None)
