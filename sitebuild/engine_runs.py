@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sitebuild.cache import Cache, content_key
-from sitebuild.errors import BuildError
+from sitebuild.errors import BuildError, last_line
 from sitebuild.module_sources import source_closure
 from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, dist_version, temp_prefix
 from sitebuild.processes import child_command
@@ -145,8 +145,7 @@ def engine_failure(job: EngineJob, code: int, stderr: str) -> BuildError:
     and line it happened at, with the exception's last line."""
     command = f"`python -m engine {' '.join(job.args)}` exited with {code}"
     where = TRACEBACK_FILE.findall(stderr)
-    lines = [row.strip() for row in stderr.splitlines() if row.strip()]
-    last = lines[-1] if lines else "(no output)"
+    last = last_line(stderr)
     if not where:
         return BuildError("engine", f"{command}: {last}")
     file, line = where[-1]

@@ -19,3 +19,9 @@ class BuildError(LocatedError):
 
     def __init__(self, path: str, message: str, line: int | None = None) -> None:
         super().__init__(path, line, message)
+
+
+def last_line(output: str) -> str:
+    """The last line a failed tool printed that says something (its error, usually)."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    return lines[-1] if lines else "(no output)"

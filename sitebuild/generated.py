@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from sitebuild.cache import Cache, content_key, source_files
-from sitebuild.errors import BuildError
+from sitebuild.errors import BuildError, last_line
 from sitebuild.paths import CHAPTER_TRACE, dist_version
 from sitebuild.processes import worker_pool
 from sitebuild.publish import write_folder
@@ -112,7 +112,6 @@ def dot_version() -> str:
     except (OSError, subprocess.TimeoutExpired) as err:
         raise BuildError("dot", f"`dot -V` failed: {err}") from None
     if out.returncode != 0:
-        lines = [line.strip() for line in out.stderr.splitlines() if line.strip()]
         raise BuildError("dot", f"`dot -V` exited with {out.returncode}: "
-                         f"{lines[-1] if lines else '(no output)'}")
+                         f"{last_line(out.stderr)}")
     return (out.stderr + out.stdout).strip()

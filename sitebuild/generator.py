@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from sitebuild.errors import BuildError
+from sitebuild.errors import BuildError, last_line
 from sitebuild.processes import child_command
 from tracefile.files import write_atomic
 
@@ -148,11 +148,11 @@ def _zensical(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None)
     done = subprocess.run(child_command("zensical", ["build", "--strict", "--config-file",
                                                      str(settings)]),
                           cwd=root, capture_output=True, text=True, check=False)
-    lines = [_ANSI.sub("", line).strip() for line in (done.stdout + done.stderr).splitlines()]
+    output = _ANSI.sub("", done.stdout + done.stderr)
     if done.returncode != 0 or not (built / "index.html").is_file():
         # Its first complaint (``Warning: page does not exist``), else its last line.
-        said = next((line for line in lines if line.startswith(("Warning:", "Error:"))),
-                    next((line for line in reversed(lines) if line), "(no output)"))
+        said = next((line.strip() for line in output.splitlines()
+                     if line.strip().startswith(("Warning:", "Error:"))), last_line(output))
         raise BuildError("zensical", f"`zensical build --strict` exited with "
                          f"{done.returncode}: {said}")
     for item in built.iterdir():

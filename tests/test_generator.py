@@ -13,7 +13,7 @@ from site_support import build_or_fail, published_traces
 
 from sitebuild.errors import BuildError
 from sitebuild.gates import run_gates
-from sitebuild.generator import read_settings, strip_generator_tag, zensical_config
+from sitebuild.generator import generate_site, read_settings, strip_generator_tag, zensical_config
 from sitebuild.paths import CHAPTER_TRACE
 
 
@@ -68,3 +68,17 @@ def test_a_zensical_build_passes_the_gates(tmp_path: Path) -> None:
     assert run_gates(site, published_traces(site, CHAPTER_TRACE), base="/") == []
     assert not (tmp_path / "build" / "zensical-site").exists()
     shutil.rmtree(site)
+
+
+def test_a_zensical_failure_is_its_first_complaint_on_one_line(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    (root / "build" / "pages").mkdir(parents=True)
+    (root / "mkdocs.yml").write_text("site_name: x\ndocs_dir: build/pages\n", encoding="utf-8")
+    (root / "build" / "pages" / "index.md").write_text("# A page\n\n[gone](missing.md)\n")
+    site = tmp_path / "site"
+    site.mkdir()
+    with pytest.raises(BuildError) as raised:
+        generate_site(root, root / "build" / "pages", site, None, "zensical")
+    assert str(raised.value) == ("zensical: `zensical build --strict` exited with 1: "
+                                 "Warning: page does not exist")
+    assert list(site.iterdir()) == []  # nothing half-built where the site goes
