@@ -1,13 +1,10 @@
 """The build: engine → traces → generated files → rendered pages → site generator → gates →
-publish; and ``check``, the gates on a built site.
+publish; ``render`` stops after the pages (in ``BUILD/pages``), ``check`` runs the gates on a
+built site against the engine's runs and returns 1 when they find anything.
 
-Contract: ``build(root, options, progress)`` publishes a site into ``options.out`` atomically
-(or says it is up to date) and returns 0; ``render(...)`` stops after the rendered pages, in
-``BUILD/pages``, for a generator run by hand or a server; ``check(...)`` runs the gates on a
-built site against a run of the engine and returns 1 when they find anything. A ``--trace``
-file must equal the engine's own run of it (an error at its first differing line) unless
-``unverified_trace``, which publishes it with a banner on every page. Failures raise a
-``LocatedError``; the previous site is left as it was.
+Contract: a ``--trace`` file must equal the engine's run of it (an error at its first differing
+line) unless ``unverified_trace``, which publishes it with a banner on every page. Failures
+raise a ``LocatedError``, and the previous site is left as it was.
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from sitebuild import build_folder, gates, generated, publish, up_to_date
+from sitebuild import build_folder, cache, gates, generated, publish
 from sitebuild.cache import Cache
 from sitebuild.engine_runs import off_reference_note, run_engine
 from sitebuild.errors import BuildError
@@ -74,15 +71,15 @@ def build(root: Path, options: Options, progress: Progress) -> int:
     with build_folder.exclusive(build_dir):
         build_folder.remove_leftovers(out.parent, options.cache.root)  # from killed builds
         inputs = engine_and_traces(root, options, progress)
-        key = up_to_date.site_key(root, inputs.traces, inputs.report, inputs.generated_key,
+        key = cache.site_key(root, inputs.traces, inputs.report, inputs.generated_key,
                                   repr((options.site_url, options.generator, inputs.unverified)))
-        if not options.force and up_to_date.is_up_to_date(build_dir, out, key):
+        if not options.force and cache.is_up_to_date(build_dir, out, key):
             progress.total(f"up to date: {shown(out)} was built from these inputs "
                            "(--force rebuilds)")
             return 0
         files = pages(root, options, inputs, progress)
         site_phases(root, options, inputs.traces, files, progress)
-        up_to_date.record(build_dir, out, key)
+        cache.record(build_dir, out, key)
     progress.total(f"published {shown(out)}")
     return 0
 
@@ -98,20 +95,7 @@ def render(root: Path, options: Options, progress: Progress) -> int:
 def engine_and_traces(root: Path, options: Options, progress: Progress) -> Inputs:
     """The engine's runs (cached), each --trace held against them, and the parsed traces."""
     trace_dir = options.build_dir / "trace"
-    with progress.phase("engine") as notes:
-        given = given_traces(options.traces)  # inside the phase: a bad file names it on stdout
-        results = run_engine(root, options.cache, None, options.build_dir, lambda todo:
-                             progress.detail(f"running {', '.join(j.name for j in todo)} …"))
-        publish.write_folder(trace_dir, {n: d for r in results for n, d in r.files.items()})
-        ran = sum(r.status == "ran" for r in results)
-        notes.append(f"{len(results)} job(s), {ran} run, {len(results) - ran} cached")
-        differ = tuple(trace_id for trace_id, path in given.items()
-                       if not same_as_engine(path, (trace_dir / SCHEMAS[trace_id].file_name)
-                                             .read_bytes(), options.unverified_trace,
-                                             PUBLISH_PURPOSE))
-    for result in results:
-        took = f"{result.seconds:.2f}s" if result.status == "ran" else "cached"
-        progress.detail(f"{result.job.name:<28} {took}")
+    given, fresh, differ = engine_files(root, options, progress, PUBLISH_PURPOSE)
     for trace_id in given:
         progress.detail(f"--trace {trace_id}: " + ("differs from the engine's run (published "
                         "with a banner)" if trace_id in differ else "equals the engine's run"))
@@ -121,6 +105,7 @@ def engine_and_traces(root: Path, options: Options, progress: Progress) -> Input
     # engine's would describe another run.
     report = options.report if CHAPTER_TRACE in given else trace_dir / REPORT_NAME
     with progress.phase("parse") as notes:
+        publish.write_folder(trace_dir, fresh)
         traces = TraceSet({trace_id: load_trace(path, SCHEMAS[trace_id])
                            for trace_id, path in paths.items()}, CHAPTER_TRACE)
         text = _read_report(report)
@@ -129,6 +114,26 @@ def engine_and_traces(root: Path, options: Options, progress: Progress) -> Input
     if note := off_reference_note(traces):
         progress.detail(note)
     return Inputs(paths, traces, text, differ, key)
+
+
+def engine_files(root: Path, options: Options, progress: Progress, purpose: str
+                 ) -> tuple[dict[str, Path], dict[str, bytes], tuple[str, ...]]:
+    """The --trace files by trace id, the engine's runs (cached) by file name, and the ids of
+    the --trace files that differ from them (``same_as_engine``, for ``purpose``)."""
+    with progress.phase("engine") as notes:
+        given = given_traces(options.traces)  # inside the phase: a bad file names it on stdout
+        results = run_engine(root, options.cache, None, options.build_dir, lambda todo:
+                             progress.detail(f"running {', '.join(j.name for j in todo)} …"))
+        fresh = {name: data for result in results for name, data in result.files.items()}
+        ran = sum(r.status == "ran" for r in results)
+        notes.append(f"{len(results)} job(s), {ran} run, {len(results) - ran} cached")
+        allowed = options.unverified_trace and purpose == PUBLISH_PURPOSE
+        differ = tuple(trace_id for trace_id, path in given.items() if not same_as_engine(
+            path, fresh[SCHEMAS[trace_id].file_name], allowed, purpose))
+    for result in results:
+        took = f"{result.seconds:.2f}s" if result.status == "ran" else "cached"
+        progress.detail(f"{result.job.name:<28} {took}")
+    return given, fresh, differ
 
 
 def pages(root: Path, options: Options, inputs: Inputs, progress: Progress) -> dict[str, bytes]:
@@ -171,9 +176,10 @@ def site_phases(root: Path, options: Options, traces: TraceSet, files: dict[str,
                                        base=served_path(options.site_url),
                                        shown_as=shown(options.out))
             if findings:
-                report = options.build_dir / "findings.txt"
-                write_atomic(report, "".join(f"{finding}\n" for finding in findings))
-                raise GatesFailed(findings, report)
+                listed = options.build_dir / "findings.txt"
+                write_atomic(listed, "".join(f"{finding}\n" for finding in findings))
+                more = f" (and {len(findings) - 1} more, all listed in {listed})"
+                raise GatesFailed("gates", f"{findings[0]}{more if len(findings) > 1 else ''}")
             notes.append("no findings")
         with progress.phase("publish") as notes:
             publish.publish(tmp, options.out)
@@ -187,21 +193,12 @@ def check(root: Path, site: Path, options: Options, progress: Progress) -> int:
     if not (site / "index.html").is_file():
         raise BuildError(shown(site), "no built site here (no index.html); "
                          "run `python build_site.py build` first")
-    given = given_traces(options.traces)
-    with progress.phase("engine") as notes:
-        results = run_engine(root, options.cache, None, options.build_dir)
-        fresh = {name: data for r in results for name, data in r.files.items()}
-        ran = sum(r.status == "ran" for r in results)
-        notes.append(f"{len(results)} job(s), {ran} run, {len(results) - ran} cached")
+    _, fresh, _ = engine_files(root, options, progress, CHECK_PURPOSE)
     with progress.phase("parse") as notes:
-        loaded = {}
-        for trace_id, schema in SCHEMAS.items():
-            loaded[trace_id] = parse_trace(fresh[schema.file_name],
-                                           f"<engine run of {trace_id}>", schema)
-            if trace_id in given:
-                same_as_engine(given[trace_id], fresh[schema.file_name], False, CHECK_PURPOSE)
-        notes.append(f"{len(loaded)} trace(s) from the engine")
-        traces = TraceSet(loaded, CHAPTER_TRACE)
+        traces = TraceSet({trace_id: parse_trace(fresh[schema.file_name],
+                                                 f"<engine run of {trace_id}>", schema)
+                           for trace_id, schema in SCHEMAS.items()}, CHAPTER_TRACE)
+        notes.append(f"{len(traces.traces)} trace(s) from the engine")
     if note := off_reference_note(traces):
         progress.detail(note)
     with progress.phase("gates") as notes:
@@ -268,16 +265,7 @@ def _read_report(path: Path | None) -> bytes | None:
 
 
 class GatesFailed(BuildError):
-    """The gates found defects: the first finding's own line, a count and the file listing
-    them all."""
-
-    def __init__(self, findings: list[gates.Finding], report: Path) -> None:
-        more = len(findings) - 1
-        suffix = (f" (and {more} more finding{'s' if more > 1 else ''}, all listed in {report})"
-                  if more else "")
-        super().__init__("gates", f"{findings[0]}{suffix}")
-        self.findings = findings
+    """The gates found defects: said as the first finding's own line (it names its file)."""
 
     def __str__(self) -> str:
         return self.message
-

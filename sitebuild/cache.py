@@ -1,13 +1,11 @@
-"""The one way the build keys content, and the content-addressed cache under ``build/cache/``.
+"""The one way the build keys content: the cache of engine runs and figures, and "up to date".
 
-Contract: ``content_key(parts)`` is the sha256 of labelled parts (label, length, bytes), and
-``source_files(root, paths)`` the parts of every file under ``paths`` (bytecode skipped):
-every key (engine runs, generated files, the published site) is made of these. An entry of
-``Cache(root)`` is the folder ``<kind>-<key>/`` with its files and ``MANIFEST.json`` (name →
-sha256), written beside and renamed into place; ``lookup(kind, key)`` returns the files and
-``"hit"``, or None and ``"miss"`` / ``"rebuilt (why)"`` when a corrupt entry (unreadable
-manifest, a file missing, changed or unlisted) was deleted. The newest ``keep`` entries of
-each kind are kept.
+Contract: ``content_key(parts)`` is the sha256 of labelled parts, ``source_files(root, paths)``
+the parts of every file under ``paths``; every key is made of these. An entry of ``Cache(root)``
+is a folder ``<kind>-<key>/`` with its files and a manifest of their hashes, swapped into
+place; a corrupt entry is deleted and reported by ``lookup``; the newest ``keep`` of a kind
+stay. ``site_key`` covers everything a published site depends on; ``is_up_to_date`` holds
+while the site in ``out`` is still exactly what was published from that key (``record``).
 """
 
 from __future__ import annotations
@@ -17,9 +15,12 @@ import json
 import os
 import shutil
 from collections.abc import Iterable, Mapping
+from importlib import metadata
 from pathlib import Path
 
 from sitebuild.publish import write_folder
+from tracefile import TraceSet
+from tracefile.files import write_atomic
 
 MANIFEST = "MANIFEST.json"
 _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
@@ -51,11 +52,6 @@ def source_files(root: Path, paths: Iterable[Path]) -> list[tuple[str, bytes]]:
         if path.is_file():
             parts.append((rel.as_posix(), path.read_bytes()))
     return parts
-
-
-def sha256_bytes(data: bytes) -> str:
-    """Hex sha256 of ``data``."""
-    return hashlib.sha256(data).hexdigest()
 
 
 class Cache:
@@ -101,14 +97,14 @@ class Cache:
                 data = (entry / name).read_bytes()
             except OSError:
                 return {}, f"missing file {name}"
-            if sha256_bytes(data) != want:
+            if hashlib.sha256(data).hexdigest() != want:
                 return {}, f"hash mismatch in {name}"
             files[name] = data
         return files, None
 
     def store(self, kind: str, key: str, files: Mapping[str, bytes]) -> Path:
         """Write ``files`` as a new entry, atomically, then prune old entries."""
-        manifest = {name: sha256_bytes(data) for name, data in sorted(files.items())}
+        manifest = {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}
         listed = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
         entry = self.entry_dir(kind, key)
         write_folder(entry, {**files, MANIFEST: listed.encode("utf-8")}, "cache entry")
@@ -123,3 +119,49 @@ class Cache:
         entries.sort(key=lambda p: p.stat().st_mtime_ns, reverse=True)
         for old in entries[self.keep :]:
             shutil.rmtree(old, ignore_errors=True)
+
+#: What the site is built from besides the traces (the drawing code is in the generated key):
+#: ``engine`` for the listings the pages include from its source.
+SITE_SOURCES = ("docs", "engine", "sitebuild", "mkdocs.yml", "build_site.py",
+                "requirements/lock.txt", "node_modules/.package-lock.json")
+
+
+def installed_versions() -> str:
+    """Every installed distribution as ``name==version`` lines, sorted."""
+    return "\n".join(sorted({f"{d.metadata['Name']}=={d.version}"
+                             for d in metadata.distributions()}))
+
+
+def site_key(root: Path, traces: TraceSet, report: bytes | None, generated_key: str,
+             options: str) -> str:
+    parts: list[tuple[str, bytes | str]] = [
+        (f"trace:{trace.trace_id}", trace.text) for trace in traces]
+    parts += [("report", report if report is not None else b"\0none"),
+              ("generated", generated_key), ("options", options),
+              ("date", os.environ.get("SOURCE_DATE_EPOCH", "")),
+              ("distributions", installed_versions())]
+    return content_key(parts + source_files(root, [root / name for name in SITE_SOURCES]))
+
+
+def tree_digest(folder: Path) -> str:
+    """One hash over every file under ``folder`` (paths and bytes)."""
+    return content_key(source_files(folder, [folder])) if folder.is_dir() else "missing"
+
+
+def _stamp(build_dir: Path, out: Path) -> Path:
+    name = hashlib.sha256(str(out.resolve()).encode("utf-8")).hexdigest()[:16]
+    return build_dir / f"published-{name}.json"
+
+
+def is_up_to_date(build_dir: Path, out: Path, key: str) -> bool:
+    try:
+        stamp = json.loads(_stamp(build_dir, out).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (isinstance(stamp, dict) and stamp.get("key") == key
+            and stamp.get("site") == tree_digest(out))
+
+
+def record(build_dir: Path, out: Path, key: str) -> None:
+    stamp = {"key": key, "out": str(out.resolve()), "site": tree_digest(out)}
+    write_atomic(_stamp(build_dir, out), json.dumps(stamp, indent=1, sort_keys=True) + "\n")

@@ -1,13 +1,12 @@
-"""Citations: the bibliography, kept as data in ``mkdocs.yml`` (``extra.references``) and
-rendered by one function, so that publication years never appear typed into a page.
+"""What a page cites: works from the bibliography (``mkdocs.yml``'s ``extra.references``) and
+package versions from the lock (``requirements/lock.txt``), each rendered by one function, so
+no year or version is ever typed into a page; the audit accepts exactly what they render.
 
-Contract: ``project_references(root)`` reads ``extra.references`` from ``root/mkdocs.yml``
-(unknown YAML tags load as None, never executed) and ``load_references(extra)`` validates each
-entry (the string fields ``authors``, ``title``, ``venue``, ``year`` and one of ``arxiv`` or an
-https ``url``); a problem is a ``LocatedError`` naming ``mkdocs.yml``. ``render_citation
-(references, key)`` is ``<cite class="citation">…</cite>`` (escaped, the title linked); an
-unknown key lists the known ones. The audit exempts exactly the HTML of
-``rendered_citations(references)`` from its number check.
+Contract: ``project_references(root)`` is the validated bibliography (unknown YAML tags read as
+None, never run), ``render_citation(references, key)`` a ``<cite class="citation">``;
+``parse_lock(text)`` every pin of the lock, ``pinned(root, name)`` the installed version, which
+the lock must pin, and ``render_pin`` its ``<code class="pinned">``. Problems are located
+errors naming ``mkdocs.yml`` or the lock.
 """
 
 from __future__ import annotations
@@ -15,13 +14,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import yaml
 from markupsafe import Markup
 
-from sitebuild.errors import GateError
+from sitebuild.errors import BuildError, GateError
 from sitebuild.paths import ROOT
 from tracefile.errors import LocatedError
 
@@ -120,3 +120,73 @@ def project_references(root: Path = ROOT) -> dict[str, Reference]:
 def rendered_citations(references: Mapping[str, Reference]) -> frozenset[str]:
     """The exact HTML of every citation the bibliography can render."""
     return frozenset(str(render_citation(references, key)) for key in references)
+
+
+LOCK = "requirements/lock.txt"
+PIN_HTML = re.compile(r'<code class="pinned" data-lock="([a-z0-9-]+)">[^<]*</code>')
+_PIN = re.compile(
+    r"(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)==(?P<version>[^\s;\\]+)"
+    r"\s*(?:;\s*(?P<marker>[^\\]+?))?\s*\\?\s*"
+)
+
+
+def normalize(name: str) -> str:
+    """A distribution name in PEP 503 form: ``PyYAML`` and ``pyyaml`` are the same package."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@dataclass(frozen=True)
+class Pin:
+    name: str  # normalized
+    version: str
+    marker: str | None  # None: the pin holds everywhere
+    line: int
+
+
+def parse_lock(text: str, origin: str = "lock") -> list[Pin]:
+    """Every pin of a lock, in file order. Anything that is neither a pin, a continuation line
+    (hashes), a comment nor blank is an error: the lock must pin every package exactly."""
+    pins = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#") or (raw[:1].isspace() and line.startswith("--hash=")):
+            continue
+        match = _PIN.fullmatch(line)
+        if match is None:
+            raise ValueError(f"{origin}:{number}: expected 'name==version', got {line!r}")
+        pins.append(Pin(normalize(match["name"]), match["version"], match["marker"], number))
+    return pins
+
+
+def pinned(root: Path, name: str) -> str:
+    """The installed version of ``name``, which the lock must pin."""
+    path = root / LOCK
+    try:
+        pins = parse_lock(path.read_text(encoding="utf-8"), LOCK)
+    except (OSError, ValueError) as err:
+        raise BuildError(LOCK, f"cannot read the lock: {err}") from None
+    try:
+        version = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        raise BuildError(LOCK, f"{name} is not installed") from None
+    if not any(pin.name == normalize(name) and pin.version == version for pin in pins):
+        raise BuildError(LOCK, f"{name} {version} is installed but not pinned by the lock; "
+                         "reinstall from it (rm -r .venv && ./dev setup)")
+    return version
+
+
+def render_pin(name: str, version: str) -> Markup:
+    return Markup('<code class="pinned" data-lock="{}">{}</code>').format(normalize(name),
+                                                                       version)
+
+
+def is_rendered_pin(html: str) -> bool:
+    """A package version exactly as ``render_pin`` writes it for the installed and
+    locked version of the package it names."""
+    found = PIN_HTML.fullmatch(html)
+    if found is None:
+        return False
+    try:
+        return html == str(render_pin(found[1], pinned(ROOT, found[1])))
+    except LocatedError:
+        return False

@@ -1,13 +1,10 @@
-"""The engine runs: one ``python -m engine`` subprocess per declared trace, cached.
+"""The engine runs: one ``python -m engine`` child process per declared trace, cached.
 
-Contract: ``engine_jobs()`` lists one job per declared trace (``python -m engine trace ID``; the
-chapter's also writes the learner report). ``run_engine(root, cache)`` returns one ``JobResult``
-per job, from the cache or from parallel subprocesses that die with the build (the site never
-imports ``engine``). A job's key is its arguments, the Python and numpy versions,
-the variables that choose the engine's kernels (``NUMERICS_ENVIRONMENT``) and the sources it
-runs (``sitebuild.module_sources``), so editing one experiment re-runs only that one. A failed
-run is a ``BuildError`` at the crashing file and line. ``off_reference_note(traces)`` is one
-line naming each trace computed off the reference numerics, or None.
+Contract: ``run_engine(root, cache)`` returns one ``JobResult`` per job (``engine_jobs``), from
+the cache or from parallel child processes that die with the build. A job's key is its
+arguments, the Python and numpy versions, the variables that choose the kernels and the
+project files it imports (``source_closure``), so editing one experiment re-runs only that
+one. A failed run is a ``BuildError`` at the crashing file and line.
 """
 
 from __future__ import annotations
@@ -18,13 +15,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from sitebuild.cache import Cache, content_key
 from sitebuild.errors import BuildError, last_line
-from sitebuild.module_sources import source_closure
 from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, dist_version, temp_prefix
 from sitebuild.processes import child_command
 from tracefile import SCHEMAS, TraceSet
@@ -157,6 +153,61 @@ def _engine_env(root: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
     return env
+
+
+# ``import a.b, c as d`` and ``from .a import (b, c)`` at any indentation; the parenthesised
+# list may run over several lines.
+IMPORT_RE = re.compile(r"^[ \t]*import[ \t]+([\w., \t]+)", re.MULTILINE)
+FROM_RE = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)",
+                     re.MULTILINE)
+
+
+def module_file(root: Path, module: str) -> Path | None:
+    """The file of a project module or package, or None for anything outside the project."""
+    base = root.joinpath(*module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _imports(path: Path, module: str) -> Iterable[str]:
+    """The modules a file's import statements name (read as text: a statement too many only
+    widens a key; tests/test_imports.py checks the same rules with ``ast``)."""
+    text = path.read_text(encoding="utf-8")
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for found in IMPORT_RE.finditer(text):
+        yield from (part.split()[0] for part in found.group(1).split(",") if part.strip())
+    for found in FROM_RE.finditer(text):
+        base, names = found.group(1), found.group(2).strip("()")
+        level = len(base) - len(base.lstrip("."))
+        base = base.lstrip(".")
+        if level:
+            parts = package.split(".")[: len(package.split(".")) - level + 1]
+            base = ".".join([*parts, base] if base else parts)
+        yield base
+        # ``from pkg import sub`` may name a submodule rather than an attribute.
+        for name in names.replace("\n", " ").split(","):
+            if name.split():
+                yield f"{base}.{name.split()[0]}"
+
+
+def source_closure(root: Path, modules: Iterable[str]) -> list[Path]:
+    """Every project file the given modules run, sorted."""
+    todo, seen, files = list(modules), set(), set()
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        parts = module.split(".")
+        todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))
+        path = module_file(root, module)
+        if path is None:
+            continue
+        files.add(path)
+        todo.extend(_imports(path, module))
+    return sorted(files)
 
 
 def off_reference_note(traces: TraceSet) -> str | None:

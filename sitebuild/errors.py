@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tracefile.errors import LocatedError
 
 
@@ -25,3 +27,16 @@ def last_line(output: str) -> str:
     """The last line a failed tool printed that says something (its error, usually)."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     return lines[-1] if lines else "(no output)"
+
+
+def line_holding(path: Path, needles: tuple[str, ...]) -> int | None:
+    """The first line of ``path`` holding the first of ``needles`` found there, or None."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    for needle in filter(None, needles):
+        for number, line in enumerate(lines, 1):
+            if needle in line:
+                return number
+    return None

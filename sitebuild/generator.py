@@ -1,13 +1,10 @@
 """The site generator: rendered Markdown in, the themed site out (MkDocs today, or Zensical).
 
-Contract: ``generate_site(root, pages_dir, site_dir, site_url, generator)`` builds the pages of
-``pages_dir`` (``sitebuild.render``) with the settings of ``root/mkdocs.yml`` into ``site_dir``,
-strictly: MkDocs in this process, or ``zensical build --strict`` in a subprocess on a copy of
-the settings in the build folder (it must hold the site folder). Neither runs code of ours. The
-``<meta name="generator">`` tag is then removed from every page (it carries tool versions).
-``mkdocs_build`` is the MkDocs half alone, which the preview server calls for each rebuild.
-A failure raises one ``BuildError``, located at the ``docs/`` page and line when the
-generator names a page.
+Contract: ``generate_site(root, pages_dir, site_dir, site_url, generator)`` builds the rendered
+pages with ``root/mkdocs.yml``'s settings, strictly: MkDocs in this process (``mkdocs_build``,
+which the preview also calls, dirty), or ``zensical build --strict`` in a child process on a
+copy of the settings; neither runs code of ours. The ``<meta name="generator">`` tag is then
+removed. A failure is one ``BuildError``, at the ``docs/`` page and line the generator names.
 """
 
 from __future__ import annotations
@@ -16,14 +13,12 @@ import logging
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from sitebuild.errors import BuildError, last_line
+from sitebuild.errors import BuildError, last_line, line_holding
 from sitebuild.processes import child_command
 from tracefile.files import write_atomic
 
@@ -42,17 +37,6 @@ class _Collect(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.records.append(record)
-
-
-@contextmanager
-def _captured_logs() -> Iterator[_Collect]:
-    logger = logging.getLogger("mkdocs")
-    handler = _Collect()
-    logger.addHandler(handler)  # with a handler on the way, logging prints nothing by itself
-    try:
-        yield handler
-    finally:
-        logger.removeHandler(handler)
 
 
 def generate_site(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None = None,
@@ -82,21 +66,23 @@ def mkdocs_build(root: Path, pages_dir: Path, site_dir: Path, site_url: str | No
     from mkdocs.config import load_config
     from mkdocs.exceptions import ConfigurationError, MkDocsException
 
-    with _captured_logs() as logs:
+    logs, logger = _Collect(), logging.getLogger("mkdocs")
+    logger.addHandler(logs)  # with a handler on the way, logging prints nothing by itself
+    try:
+        config = load_config(config_file=str(root / "mkdocs.yml"), site_url=site_url,
+                             docs_dir=str(pages_dir), site_dir=str(site_dir), strict=not dirty)
+        config.plugins.on_startup(command="build", dirty=dirty)
         try:
-            config = load_config(config_file=str(root / "mkdocs.yml"), site_url=site_url,
-                                 docs_dir=str(pages_dir), site_dir=str(site_dir),
-                                 strict=not dirty)
-            config.plugins.on_startup(command="build", dirty=dirty)
-            try:
-                build(config, dirty=dirty)
-            finally:
-                config.plugins.on_shutdown()
-        except MkDocsException as err:
-            where = "mkdocs.yml" if isinstance(err, ConfigurationError) else "mkdocs"
-            raise _from_logs(root, logs.records, str(err), where) from None
-        except Exception as err:  # a markdown extension or theme failure
-            raise _from_logs(root, logs.records, f"{err.__class__.__name__}: {err}") from None
+            build(config, dirty=dirty)
+        finally:
+            config.plugins.on_shutdown()
+    except MkDocsException as err:
+        where = "mkdocs.yml" if isinstance(err, ConfigurationError) else "mkdocs"
+        raise _from_logs(root, logs.records, str(err), where) from None
+    except Exception as err:  # a markdown extension or theme failure
+        raise _from_logs(root, logs.records, f"{err.__class__.__name__}: {err}") from None
+    finally:
+        logger.removeHandler(logs)
 
 
 #: What mkdocs.yml may hold that Zensical (0.0.x) does not do: a build with it fails rather
@@ -160,39 +146,18 @@ def _zensical(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None)
     built.rmdir()
 
 
-def _from_logs(
-    root: Path, records: list[logging.LogRecord], fallback: str, where: str = "mkdocs"
-) -> BuildError:
+def _from_logs(root: Path, records: list[logging.LogRecord], fallback: str,
+               where: str = "mkdocs") -> BuildError:
     """The first thing MkDocs complained about, located in its page when possible."""
-    messages = [r.getMessage() for r in records]
     # "Error reading page 'x':" with nothing after it only announces the next record.
-    detail = [m for m in messages if not (_PAGE_ERROR.match(m) and m.rstrip().endswith(":"))]
+    detail = [" ".join(r.getMessage().split()) for r in records]
+    detail = [m for m in detail if not (_PAGE_ERROR.match(m) and m.endswith(":"))]
     if not detail:
         return BuildError(where, fallback)
-    first, more = detail[0], len(detail) - 1
-    suffix = f" (and {more} more)" if more else ""
+    first = detail[0] + (f" (and {len(detail) - 1} more)" if len(detail) > 1 else "")
     if page := _DOC_MESSAGE.match(first) or _PAGE_ERROR.match(first):
         rel = f"docs/{page.group(1)}"
-        needle = page.group(2) if page.re is _DOC_MESSAGE else _quoted(first)
-        return BuildError(rel, _short(first) + suffix, _locate(root / rel, needle))
-    return BuildError(where, _short(first) + suffix)
-
-
-def _quoted(message: str) -> str | None:
-    found = re.findall(r"'([^']+)'", message)
-    return found[-1] if len(found) > 1 else None
-
-
-def _short(message: str) -> str:
-    return " ".join(message.split())
-
-
-def _locate(path: Path, needle: str | None) -> int | None:
-    """The first line of ``path`` containing ``needle``."""
-    if not needle:
-        return None
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return None
-    return next((no for no, line in enumerate(lines, 1) if needle in line), None)
+        quoted = re.findall(r"'([^']+)'", first)
+        needle = page.group(2) if page.re is _DOC_MESSAGE else quoted[-1] if quoted[1:] else ""
+        return BuildError(rel, first, line_holding(root / rel, (needle,)))
+    return BuildError(where, first)

@@ -1,12 +1,10 @@
 """Stopping on a signal: SIGTERM and Ctrl-C end a build or a server, even when Python drops
 the interrupt.
 
-Contract: inside ``stopping_on_signals()`` both signals raise ``KeyboardInterrupt`` in the
-main thread and are recorded; ``check()`` raises it again once either has arrived, so a build
-checks at each phase's start and never publishes after one. Python drops exceptions raised in
-some places (an at-fork hook, ``__del__``, a weakref callback), and the record carries such an
-interrupt to the next ``check``; the report of the dropped exception is not printed. On
-leaving, the previous handlers are back; a signal arriving during the swap waits for it.
+Contract: inside ``stopping_on_signals()`` both signals raise ``KeyboardInterrupt`` and are
+recorded, and ``check()`` raises it again once either has arrived, so a build that checks at
+each phase never publishes after one, even where Python dropped the exception (an at-fork
+hook, ``__del__``). On leaving, the previous handlers are back.
 """
 
 from __future__ import annotations

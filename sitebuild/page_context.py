@@ -1,11 +1,9 @@
 """What a page's template may use: the traces, the report and the generated files.
 
 Contract: ``PageContext.page_globals(trace_id)`` are the Jinja globals of a page whose
-unqualified trace paths name ``trace_id``: ``tv`` (a traced value), ``diagram``, ``chart``,
-``table`` and ``explorer`` (the generated files, put in place whole: Markdown passes a block
-of HTML through untouched), ``trace``, ``traces``, ``raw_trace``, ``learner_report``,
-``number_words``, ``trace_rules``, ``wrappable``, ``cite`` and ``pinned``. A failure raises
-``PageError``, which the page renderer locates at the page's line.
+unqualified trace paths name ``trace_id``: ``tv`` (a traced value), the figures put in place
+whole (``diagram``, ``chart``, ``table``, ``explorer``), the traces and report, and the
+renderers of words, citations and versions. A failure raises ``PageError``.
 """
 
 from __future__ import annotations
@@ -22,8 +20,7 @@ from markupsafe import Markup
 from diagrams.format import traced
 from diagrams.svg import NARROW
 from diagrams.words import number_words
-from sitebuild.citations import Reference, render_citation
-from sitebuild.lockfile import pinned, render_pin
+from sitebuild.citations import Reference, pinned, render_citation, render_pin
 from sitebuild.paths import trace_url
 from sitebuild.templates import PageError, fenced
 from tracefile import TraceSet
@@ -81,16 +78,11 @@ class PageContext:
         """The learner report as a code block, or empty when none was supplied."""
         return Markup("") if self.report is None else fenced(self.report, "text")
 
-    def _has(self, file_name: str) -> bool:
-        return file_name in self.files
-
-    def _known(self, name: str, suffix: str, what: str) -> None:
-        if not re.fullmatch(r"[a-z][a-z0-9-]*", name) or not self._has(name + suffix):
+    def _generated(self, name: str, suffix: str, what: str) -> str:
+        """A generated file's text; an unknown name lists the known ones."""
+        if not re.fullmatch(r"[a-z][a-z0-9-]*", name) or name + suffix not in self.files:
             known = [n.removesuffix(suffix) for n in sorted(self.files) if n.endswith(suffix)]
             raise PageError("<page>", None, f"unknown {what} {name!r} (known: {', '.join(known)})")
-
-    def _generated(self, name: str, suffix: str, what: str) -> str:
-        self._known(name, suffix, what)
         return self.files[name + suffix].decode("utf-8")
 
     def diagram(self, name: str) -> Markup:
@@ -99,9 +91,9 @@ class PageContext:
         shows the one that fits the screen."""
         wide = _region(*self._svg(name, "diagram"))
         narrow = f"{name}{NARROW}"
-        if self._has(f"{narrow}.svg"):
+        if f"{narrow}.svg" in self.files:
             other = _region(*self._svg(narrow, "diagram"))
-        elif self._has(f"{narrow}.html"):
+        elif f"{narrow}.html" in self.files:
             other = self.table(f"{name}{NARROW}")
         else:
             return wide
@@ -120,8 +112,6 @@ class PageContext:
         a folded table of traced spans."""
         from diagrams.charts import chart_title, values_table
 
-        self._known(name, ".svg", "chart")
-        self._known(f"{name}{NARROW}", ".svg", "chart")
         return Markup(
             '<figure class="residual-chart" id="{name}">\n'
             '<div class="figure-wide">{wide}</div>\n<div class="figure-narrow">{narrow}</div>\n'
@@ -168,8 +158,6 @@ def trace_rules() -> list[str]:
             text = text.replace(name, number_words(value))
         texts.append(text)
     return texts
-
-
 
 
 def _region(svg: str, label: str) -> Markup:

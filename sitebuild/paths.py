@@ -1,9 +1,5 @@
-"""Where things live: file names and the ``build/`` layout, shared by every phase.
-
-Contract: where the engine writes traces and the learner report (``trace/`` in the build
-folder) and where the site publishes them (``trace/``); the build folder's parts (``pages``:
-the rendered Markdown the generator reads, ``generated``: diagrams and tables, ``cache``);
-the names of a build's temporary folders (``temp_prefix``, recognised by ``TEMPORARY``).
+"""Where things live, shared by every phase: the project, where the site publishes each trace,
+and the names of a build's temporary folders (``temp_prefix``, recognised by ``TEMPORARY``).
 """
 
 from __future__ import annotations
@@ -18,9 +14,6 @@ from tracefile import SCHEMAS
 from tracefile.schemas import CHAPTER_TRACE as CHAPTER_TRACE  # re-exported: pages' default
 
 REPORT_NAME = "learner-report.txt"
-#: The build folder's parts, by their names in it.
-TRACE_DIR, PAGES_DIR, GENERATED_DIR, CACHE_DIR = "trace", "pages", "generated", "cache"
-
 
 #: Temporary folders a build makes (engine runs, cache entries being written, generated files
 #: and the site being assembled, a replaced folder): each name carries ``-pid<PID>``, so the

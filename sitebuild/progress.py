@@ -1,10 +1,9 @@
 """Progress lines: ``[command] phase  1.23s  notes`` on stdout, one per phase.
 
-Contract: ``Progress(command).phase(name)`` times one phase and prints its line when it ends,
-``FAILED`` when it raised (the one-line error then goes to stderr from the caller); an OSError
-in a phase becomes a ``BuildError`` naming the file and the phase. No phase starts once SIGTERM
-or Ctrl-C has arrived (``sitebuild.interrupts``), so a stopped build never reaches the publish,
-its last phase. ``detail`` prints an indented line, ``total`` the closing one.
+Contract: ``Progress(command).phase(name)`` times a phase and prints its line when it ends, or
+``FAILED`` when it raised (an OSError becomes a ``BuildError`` naming the file). No phase starts
+once a stopping signal has arrived (``sitebuild.interrupts``), so a stopped build never
+reaches its last phase, the publish.
 """
 
 from __future__ import annotations

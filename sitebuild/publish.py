@@ -1,14 +1,10 @@
 """Publishing: the one atomic folder swap, used for the site, generated files and the cache.
 
-Contract:
-- ``swap_in(new, target)`` makes folder ``new`` appear at ``target`` in one step: on Linux one
-  atomic exchange (``renameat2(RENAME_EXCHANGE)``) so ``target`` never stops existing, elsewhere
-  two renames; the old contents are removed afterwards; on failure ``target`` is left as it was.
-- ``write_folder(target, files)`` replaces folder ``target`` by exactly ``files`` (written
-  beside it, then swapped in).
-- ``temp_site_dir(out, build_dir)`` makes an empty folder on the same filesystem as ``out``
-  (in ``build_dir`` when possible) so that publishing is a rename; ``publish(tmp, out)`` swaps
-  it in after checking that ``out`` is a previous site (``check_replaceable``).
+Contract: ``swap_in(new, target)`` makes folder ``new`` appear at ``target`` in one step (on
+Linux an atomic ``renameat2(RENAME_EXCHANGE)``, so ``target`` never stops existing; elsewhere
+two renames), leaving ``target`` as it was on failure. ``write_folder(target, files)`` replaces
+a folder by exactly ``files``; ``publish(tmp, out)`` swaps a built site in from
+``temp_site_dir``, after ``check_replaceable`` says ``out`` is a previous site or nothing.
 """
 
 from __future__ import annotations

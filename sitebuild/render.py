@@ -1,13 +1,10 @@
 """Render first: the pages of ``docs/`` rendered over the traces into plain Markdown.
 
-Contract: ``render_pages(root, context, pages_dir, only)`` makes ``pages_dir`` hold what the
-site generator turns into the site, and nothing else: each ``docs/**/*.md`` rendered
-(``sitebuild.templates`` with the globals of ``sitebuild.page_context``; front matter ``trace:``
-names the trace its unqualified paths read), every other file of ``docs/`` as it is, the
-vendored KaTeX and search worker shim (``node_modules``) and each trace at ``trace/<id>.trace``.
-A file is written only when its bytes change, so a watching generator rebuilds only what
-changed; ``only`` (paths under ``docs/``) renders just those pages and keeps the others.
-Returns the files written. Errors are located ``PageError``s and one-line ``BuildError``s.
+Contract: ``render_pages(root, context, pages_dir, only)`` makes ``pages_dir`` hold exactly
+what the site generator reads: each ``docs/**/*.md`` rendered (front matter ``trace:`` names
+the trace its unqualified paths read), the other files of ``docs/`` as they are, the vendored
+KaTeX and search worker shim, and each trace at ``trace/<id>.trace``. A file is written only
+when its bytes change; ``only`` re-renders just those pages. Returns the files written.
 """
 
 from __future__ import annotations

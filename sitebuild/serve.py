@@ -1,13 +1,10 @@
 """The live preview: MkDocs' own live-reload server over the rendered pages.
 
-Contract: ``serve(root, options, progress, host, port, render_command)`` renders the pages
-(``sitebuild.build``), builds them with MkDocs into ``BUILD/preview`` and serves that folder
-with MkDocs' ``LiveReloadServer`` until interrupted, then removes it. An edit under ``docs/``
-renders the pages it touched again in this process, and MkDocs rebuilds with ``dirty=True``
-(the pages whose Markdown changed); any other edit (code, mkdocs.yml, a --trace file) runs
-``render_command``, a fresh process, for it and every later edit, so edited code is what runs,
-and MkDocs builds every page. A failed rebuild prints its one-line error and keeps serving
-what was there. The preview runs no gates and publishes nothing: ``build`` does.
+Contract: ``serve(...)`` renders the pages, builds them with MkDocs into ``BUILD/preview`` and
+serves it until stopped. An edit under ``docs/`` renders the pages it touched in this process
+and MkDocs rebuilds dirty; any other edit runs ``render_command`` (a fresh process, so edited
+code is what runs) for it and every later one, and MkDocs rebuilds every page. A failed rebuild
+prints its one-line error and keeps serving what was there. No gates, nothing published.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """One page of ``docs/`` rendered as a Jinja template, with located one-line errors.
 
-Contract: ``render_page(source, name, context, line_offset)`` renders ``source`` with
-``StrictUndefined``, HTML autoescaping and comment delimiters ``<#-- --#>`` (so Markdown's
-``{#id}`` stays Markdown), ``context`` as its globals; any failure raises ``PageError``, whose
-``str`` is ``name:LINE: message`` (LINE counted in the page file, front matter included through
-``line_offset``). ``split_front_matter(text, name)`` is a page's YAML front matter, the rest
-and how many lines the front matter took; ``fenced(text, lang)`` is a code block no backtick
-run in ``text`` can close.
+Contract: ``render_page(source, name, context, line_offset)`` renders strictly (undefined names
+fail), HTML-escaping, with comments ``<#-- --#>`` so Markdown's ``{#id}`` stays Markdown; any
+failure is a ``PageError`` at ``name:LINE`` (front matter counted). ``split_front_matter`` and
+``fenced`` (a code block no backtick run inside can close) serve the renderer.
 """
 
 from __future__ import annotations

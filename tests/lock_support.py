@@ -3,7 +3,7 @@
 The lock is written by ``./dev lock`` (``uv pip compile --universal --generate-hashes``). Each
 package starts a line ``name==version``, followed by ``; marker`` when that pin holds only for
 some Pythons or systems, and by continuation lines of hashes and ``# via`` comments. The parser
-is the build's own (``sitebuild.lockfile``); these functions are pure apart from
+is the build's own (``sitebuild.citations``); these functions are pure apart from
 ``installed_versions``, so a test can feed them a made-up lock or
 a made-up set of installed packages.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 from packaging.markers import Marker
 from packaging.version import InvalidVersion, Version
 
-from sitebuild.lockfile import Pin, normalize
+from sitebuild.citations import Pin, normalize
 
 LOCK = Path(__file__).resolve().parent.parent / "requirements" / "lock.txt"
 

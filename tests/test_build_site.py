@@ -283,7 +283,7 @@ def test_a_build_folder_inside_the_output_folder_is_refused(tmp_path: Path) -> N
     args = build_site.parser().parse_args(
         ["build", "--out", str(tmp_path / "site"), "--build-dir", str(tmp_path / "site" / "b")])
     with pytest.raises(BuildError, match="the build folder is inside the output folder"):
-        build_site.cmd_build(args, build_site.Progress("build"))
+        build_site.run(args, build_site.Progress("build"))
     assert not (tmp_path / "site").exists()
 
 

@@ -1,4 +1,5 @@
-"""Tests for sitebuild/cache.py and the keys of the engine runs and the generated files.
+"""Tests for sitebuild/cache.py: the cache, the keys of the engine runs, the generated files and
+the published site.
 
 A cached artefact must come back unchanged when nothing changed (hit), be rebuilt when any
 input changed (miss), and never be served when its entry was damaged (rebuilt).
@@ -10,15 +11,16 @@ import json
 import re
 import shutil
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 from paths import GOLDEN_TRACE, ROOT
 
 from diagrams.errors import RenderError
-from sitebuild import engine_runs, generated
+from sitebuild import cache, engine_runs, generated
 from sitebuild.cache import MANIFEST, Cache, content_key, source_files
-from sitebuild.module_sources import source_closure
+from sitebuild.engine_runs import source_closure
 from sitebuild.paths import CHAPTER_TRACE
 from sitebuild.publish import write_folder
 from tracefile import TraceSet, parse_trace
@@ -267,3 +269,54 @@ def test_a_drawing_that_fails_stores_nothing(tmp_path: Path,
     with pytest.raises(RenderError, match="cannot be drawn"):
         generated.generate(ROOT, golden_trace(), target, cache, "k")
     assert not target.exists() and cache.lookup("generated", "k") == (None, "miss")
+
+
+def test_the_installed_versions_name_every_distribution() -> None:
+    listed = cache.installed_versions().splitlines()
+    assert listed == sorted(listed)
+    assert f"mkdocs=={metadata.version('mkdocs')}" in listed
+
+
+def fake_site_root(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    for folder in ("docs", "engine", "sitebuild"):
+        (root / folder).mkdir(parents=True)
+    (root / "docs" / "index.md").write_text("# A page\n")
+    (root / "engine" / "listed.py").write_text("def shown_on_a_page(): ...\n")
+    (root / "sitebuild" / "build.py").write_text("# the build\n")
+    (root / "mkdocs.yml").write_text("site_name: x\n")
+    return root
+
+
+def test_the_site_key_follows_traces_pages_settings_and_options(
+        tmp_path: Path, golden_traces: TraceSet) -> None:
+    root = fake_site_root(tmp_path)
+
+    def key(options: str = "mkdocs", report: bytes | None = b"r") -> str:
+        return cache.site_key(root, golden_traces, report, "generated", options)
+
+    before = key()
+    assert key() == before
+    assert key("zensical") != before and key(report=None) != before
+    (root / "docs" / "index.md").write_text("# An edited page\n")
+    assert key() != before
+    edited = key()
+    for edit in ("mkdocs.yml", "engine/listed.py", "sitebuild/build.py"):
+        (root / edit).write_text((root / edit).read_text() + "# edited\n")
+        assert key() != edited, edit  # a listing's source: the page shows it
+        edited = key()
+    assert cache.site_key(root, golden_traces, b"r", "generated", "mkdocs") == edited
+    assert cache.site_key(root, golden_traces, b"r", "other generated", "mkdocs") != edited
+
+
+def test_a_site_is_up_to_date_only_while_it_is_what_was_published(tmp_path: Path) -> None:
+    build_dir, out = tmp_path / "build", tmp_path / "site"
+    build_dir.mkdir()
+    out.mkdir()
+    (out / "index.html").write_text("<p>published</p>")
+    assert not cache.is_up_to_date(build_dir, out, "k")
+    cache.record(build_dir, out, "k")
+    assert cache.is_up_to_date(build_dir, out, "k")
+    assert not cache.is_up_to_date(build_dir, out, "other")
+    (out / "index.html").write_text("<p>tampered</p>")
+    assert not cache.is_up_to_date(build_dir, out, "k")

@@ -1,5 +1,5 @@
-"""Tests for sitebuild/engine_runs.py and sitebuild/module_sources.py: one job per declared
-trace, each cached under the source closure of what it runs."""
+"""Tests for sitebuild/engine_runs.py: one job per declared trace, each cached under the
+source closure of what it runs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from sitebuild import engine_runs
 from sitebuild.cache import Cache
-from sitebuild.module_sources import source_closure
+from sitebuild.engine_runs import source_closure
 from sitebuild.paths import served_path
 from tracefile import SCHEMAS, TraceSet, parse_trace
 

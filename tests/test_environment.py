@@ -18,7 +18,7 @@ from lock_support import (
 )
 from packaging.requirements import Requirement
 
-from sitebuild.lockfile import normalize, parse_lock
+from sitebuild.citations import normalize, parse_lock
 
 PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 

@@ -27,27 +27,11 @@ class LocatedError(Exception):
         self.line = line
         self.message = message
         super().__init__(str(self))
-        # A cooperative base after this one (click's ClickException, under MkDocs'
-        # PluginError) stores its argument as ``message``; keep ours without the location.
-        self.message = message
 
     def __str__(self) -> str:
         if self.line is None:
             return f"{self.path}: {self.message}"
         return f"{self.path}:{self.line}: {self.message}"
-
-    def __reduce__(self) -> tuple[object, ...]:
-        # Crossing a process boundary (a chart drawn in a worker) keeps the class and every
-        # field, whatever arguments a subclass's constructor takes.
-        return _rebuilt, (type(self), self.args, dict(self.__dict__))
-
-
-def _rebuilt(cls: type[LocatedError], args: tuple[object, ...],
-             fields: dict[str, object]) -> LocatedError:
-    error = cls.__new__(cls)
-    error.args = args
-    error.__dict__.update(fields)
-    return error
 
 
 class TraceError(LocatedError):

@@ -1,13 +1,10 @@
 """Provenance audit (gate name "audit"): every number a reader sees comes from a trace.
 
-Contract, over the article of every built page: each ``.tv`` element's text equals
-``format_value(trace.resolve(data-trace), data-format)`` and its tooltip is ``PATH = EXACT``;
-any other number a reader sees or hears (text, inline code and math included, and the
-attributes of ``pages.READER_ATTRS`` / ``SHOWN_ATTRS``) is a finding. Exempt only by structure:
-code listings as the highlighter writes them, scripts and styles, a footnote's own number, a
-citation exactly as rendered from the bibliography and a package version exactly as rendered
-from the lock. Every inline SVG reads like its diagram re-rendered (``gates.figures``). A
-declared trace the caller did not supply is taken from the site's published copy.
+Contract, over the article of every built page: each ``.tv`` element shows
+``format_value(trace.resolve(data-trace), data-format)`` with the tooltip ``PATH = EXACT``; any
+other number a reader sees or hears (text, code, math, ``READER_ATTRS``) is a finding. Exempt
+by structure only: code listings, scripts and styles, a footnote's own number, a citation or a
+package version exactly as ``sitebuild.citations`` renders it. Diagrams: ``gates.figures``.
 """
 
 from __future__ import annotations
@@ -20,7 +17,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from diagrams.format import format_value, number_tokens
-from sitebuild.citations import Reference, project_references, rendered_citations
+from sitebuild.citations import Reference, is_rendered_pin, project_references, rendered_citations
 from sitebuild.gates.figures import ExpectedDiagrams, SvgText, compare_svg, svg_text
 from sitebuild.gates.pages import (
     READER_ATTRS,
@@ -32,14 +29,12 @@ from sitebuild.gates.pages import (
     html_pages,
     is_listing_code,
 )
-from sitebuild.lockfile import pinned, render_pin
-from sitebuild.paths import ROOT, trace_url
+from sitebuild.paths import trace_url
 from tracefile import SCHEMAS, Trace, TraceSet, load_trace
 from tracefile.errors import LocatedError, shorten
 from tracefile.values import trace_repr
 
 GATE = "audit"
-PIN_HTML = re.compile(r'<code class="pinned" data-lock="([a-z0-9-]+)">[^<]*</code>')
 HIDDEN_TAGS = frozenset({"script", "style", "template"})  # never displayed
 CONTEXT = 20  # characters shown on each side of an untagged number
 THEME_PAGES = frozenset({"404.html"})  # rendered from Material's template, not from docs/
@@ -295,18 +290,6 @@ class _AuditParser(HTMLParser):
 
     def _report(self, line: int | None, message: str, needles: tuple[str, ...] = ()) -> None:
         self.findings.append(Finding(self.page, line, GATE, message, needles=needles))
-
-
-def is_rendered_pin(html: str) -> bool:
-    """A package version exactly as ``lockfile.render_pin`` writes it for the installed and
-    locked version of the package it names."""
-    found = PIN_HTML.fullmatch(html)
-    if found is None:
-        return False
-    try:
-        return html == str(render_pin(found[1], pinned(ROOT, found[1])))
-    except LocatedError:
-        return False
 
 
 def _is_footnote_ref(tag: str, attrs: list[tuple[str, str | None]], classes: frozenset[str],

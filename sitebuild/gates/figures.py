@@ -1,14 +1,10 @@
 """Diagram check (part of the "audit" gate): each inline diagram shows what the trace renders.
 
-Contract: the diagrams are pure functions of the trace, so an inline `<svg>` in the article
-that names a registered diagram (`data-diagram="NAME"`, or ids prefixed `NAME-`) must read
-exactly like `diagrams.svg.render_diagram(NAME, trace)` re-rendered from the trace being
-checked: the same sequence of text (`<text>`, `<title>`, `<desc>`, any other text node) and
-reader-visible attributes (`READER_ATTRS`), whitespace collapsed. Each difference is a finding
-naming the page line, what the page shows and what the trace renders; a swapped-in value that
-happens to be traced elsewhere is still a difference. An inline SVG that carries text but
-names no registered diagram is a finding (text-free icons are fine). Rendering needs `dot`;
-when it fails the diagram cannot be vouched for, which is a finding too.
+Contract: an inline ``<svg>`` of the article naming a registered figure (``data-diagram``, or
+ids prefixed ``NAME-``) must read exactly like that figure re-rendered from the checked trace:
+the same text nodes and reader-visible attributes, in order, whitespace collapsed. Each
+difference is a finding at its page line; an SVG with text that names no figure, or a figure
+that cannot be re-rendered (no ``dot``), is a finding too. Text-free icons pass.
 """
 
 from __future__ import annotations
@@ -108,12 +104,8 @@ class _SvgParser(HTMLParser):
 
 
 class ExpectedDiagrams:
-    """Each registered diagram re-rendered from one trace, rendered once and on demand.
-
-    ``rendered`` may hand over SVGs the caller has just rendered from this very trace with the
-    same code (the build's generate phase), so a build does not run Graphviz twice; `check`
-    passes none and renders afresh.
-    """
+    """Each registered figure re-rendered from the traces, once and on demand; ``rendered``
+    are SVGs the caller drew from them with the same code (a build's generate phase)."""
 
     def __init__(self, traces: Trace | TraceSet,
                  rendered: Mapping[str, str] | None = None) -> None:
@@ -140,7 +132,6 @@ class ExpectedDiagrams:
             except LocatedError as err:
                 self._items[name] = str(err)
         return self._items[name]
-
 
     def trace_for(self, name: str) -> Trace:
         """The trace a diagram draws; a RenderError (reported as the diagram's finding) when

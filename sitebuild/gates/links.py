@@ -1,12 +1,10 @@
 """Links and anchors, checked offline on the built HTML (gate name "links").
 
-Contract, for every built page and stylesheet: every site-internal URL (``href``, ``src``,
-``srcset``, ``poster``, ``data``, ``xlink:href``) resolves to a file of the site, and a
-``#fragment`` on a page to an ``id`` there; every resource the browser fetches by itself
-(images, scripts, styles, frames, media, CSS ``url()``, refresh targets, script imports) is
-site-local; external navigation links are allowed and never fetched; an ``id`` defined twice on
-a page is a finding. Root-relative URLs resolve against the path the site is served under. A
-finding names the Markdown source's line that holds the link first.
+Contract: every site-internal URL of a page or stylesheet resolves to a file of the site, and a
+``#fragment`` to an ``id`` there (an ``id`` defined twice is a finding); everything the browser
+fetches by itself (images, scripts, styles, frames, CSS ``url()``, refreshes, script imports)
+is site-local. Root-relative URLs resolve under the site's path; external navigation links are
+allowed and never fetched. A finding names the Markdown line holding the link.
 """
 
 from __future__ import annotations
@@ -69,10 +67,12 @@ def check_links(site_dir: Path, base: str = "/") -> list[Finding]:
     references: list[LinkRef] = []
     findings: list[Finding] = []
     for page, text in html_pages(site_dir):
-        ids, refs, found = _page_links(page, text)
-        anchors[page] = ids
-        references.extend(refs)
-        findings.extend(found)
+        parser = _LinkParser(page)
+        parser.feed(text)
+        parser.close()
+        anchors[page] = frozenset(parser.ids)
+        references.extend(parser.references)
+        findings.extend(parser.findings)
     for css in sorted(site_dir.rglob("*.css")):
         references.extend(css_references(site_dir, css))
     for ref in references:
@@ -83,24 +83,12 @@ def check_links(site_dir: Path, base: str = "/") -> list[Finding]:
     return sorted(findings, key=Finding.sort_key)
 
 
-def _page_links(page: str, text: str) -> tuple[frozenset[str], list[LinkRef], list[Finding]]:
-    """A page's ids, references and own findings (duplicate ids)."""
-    parser = _LinkParser(page)
-    parser.feed(text)
-    parser.close()
-    return frozenset(parser.ids), list(parser.references), list(parser.findings)
-
-
 def css_references(site_dir: Path, css: Path) -> list[LinkRef]:
     """Every `url(...)` and `@import` of a stylesheet: all are resources."""
-    page = css.relative_to(site_dir).as_posix()
-    text = read_text(css)
-    refs = []
-    for match in CSS_URL.finditer(text):
-        url = (match.group(2) or match.group(4) or "").strip()
-        line = text.count("\n", 0, match.start()) + 1
-        refs.append(LinkRef(page, line, url, resource=True))
-    return refs
+    page, text = css.relative_to(site_dir).as_posix(), read_text(css)
+    return [LinkRef(page, text.count("\n", 0, match.start()) + 1,
+                    (match.group(2) or match.group(4) or "").strip(), resource=True)
+            for match in CSS_URL.finditer(text)]
 
 
 def check_reference(site_dir: Path, anchors: dict[str, frozenset[str]], ref: LinkRef,
@@ -175,11 +163,10 @@ class _LinkParser(HTMLParser):
             if name not in present:
                 continue
             value = attr(attrs, name)
-            if name == "data" and tag != "object":
+            if (name == "data" and tag != "object") or not (value or "").strip():
                 continue  # only <object data> is a URL
-            if value is None or not value.strip():
-                continue
-            urls = _srcset_urls(value) if name == "srcset" else [value]
+            urls = [value] if name != "srcset" else [  # "url [descriptor], ..."
+                item.split()[0] for item in value.split(",") if item.strip()]
             for url in urls:
                 self.references.append(LinkRef(self.page, line, url, resource))
         self._scan(CSS_URL, attr(attrs, "style") or "", line)
@@ -211,10 +198,8 @@ class _LinkParser(HTMLParser):
         if not name:
             return
         if name in self.ids and not duplicate_ok:
-            self.findings.append(
-                Finding(self.page, line, GATE, f"duplicate id {name!r} (first on line "
-                        f"{self.ids[name]})")
-            )
+            self.findings.append(Finding(self.page, line, GATE, f"duplicate id {name!r} (first "
+                                         f"on line {self.ids[name]})"))
         self.ids.setdefault(name, line)
 
 
@@ -233,7 +218,3 @@ def _is_javascript(attrs: list[tuple[str, str | None]]) -> bool:
     kind = (attr(attrs, "type") or "").strip().lower()
     return kind in ("", "module", "text/javascript", "application/javascript")
 
-
-def _srcset_urls(value: str) -> list[str]:
-    """The URLs of a `srcset` list (`url [descriptor], ...`)."""
-    return [item.split()[0] for item in value.split(",") if item.strip()]

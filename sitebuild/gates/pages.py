@@ -1,12 +1,9 @@
-"""Shared vocabulary of the site gates: the ``Finding`` record, the walk over built pages, and
-the one structural definition of a code listing.
+"""What the gates share: the ``Finding`` record, the walk over built pages, and the one
+structural definition of a code listing.
 
-Contract: a gate never raises on a broken page; it returns ``Finding``s (page relative to the
-site, 1-based line, gate, one-line message; a diff in ``detail``). ``str(finding)`` names the
-Markdown source to edit first: ``docs/PAGE.md:LINE: [gate] message (built into
-SITE/PAGE.html:LINE)``, or ``SITE/PAGE.html:LINE: [gate] message`` for a theme page.
-``Finding.shown_as`` names the site folder and finds the source line. A site that cannot be
-read at all raises ``GateError``.
+Contract: a gate returns ``Finding``s and never raises on a broken page (a site it cannot read
+at all raises ``GateError``). ``str(finding)`` names the source to edit first:
+``docs/PAGE.md:LINE: [gate] message (built into SITE/PAGE.html:LINE)``.
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from sitebuild.errors import GateError
+from sitebuild.errors import GateError, line_holding
 
 # Elements that never have an end tag: the gates' tag stacks must not push them.
 VOID_ELEMENTS = frozenset({
@@ -64,24 +61,9 @@ class Finding:
         source = self.source
         if docs_dir is not None:
             source = source_page(self.page, docs_dir)
-            line = _source_line(docs_dir.parent / source, self.needles) if source else None
+            line = line_holding(docs_dir.parent / source, self.needles) if source else None
             source = f"{source}:{line}" if line else source
         return dataclasses.replace(self, site=site, source=source)
-
-
-def _source_line(path: Path, needles: tuple[str, ...]) -> int | None:
-    """The first line of ``path`` holding the first of ``needles`` found there."""
-    if not needles:
-        return None
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
-    for needle in needles:
-        for number, line in enumerate(lines, 1):
-            if needle in line:
-                return number
-    return None
 
 
 def source_page(page: str, docs_dir: Path) -> str | None:

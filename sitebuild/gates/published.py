@@ -1,10 +1,9 @@
 """Published trace (gate name "trace"): what the site offers as a trace is the trace checked.
 
-Contract: for every trace, ``trace/<file>`` in the site equals the checked trace byte for byte
-(a missing copy is a finding; a different one is a finding at its first differing line, with
-the unified diff as ``detail``), and the Trace page shows it in a code listing whose text is
-exactly the trace. With the audit this closes the loop: a site and its published trace
-tampered consistently still differ from the trace the engine wrote (``build_site.py check``).
+Contract: every trace's ``trace/<file>`` in the site and its listing on the Trace page equal the
+checked trace byte for byte; a difference is a finding at its first differing line with the
+unified diff as ``detail``. So a site and its trace tampered together still differ from the
+engine's run (``build_site.py check``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tests for sitebuild/lockfile.py: versions a page shows come from the lock, and the audit
+"""Tests for sitebuild/citations.py: versions a page shows come from the lock, and the audit
 accepts a version only as rendered from the lock for the installed package."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from sitebuild.citations import parse_lock, pinned, render_pin
 from sitebuild.errors import BuildError
 from sitebuild.gates.audit import audit_page
-from sitebuild.lockfile import parse_lock, pinned, render_pin
 from tracefile import Trace
 
 ROOT = Path(__file__).resolve().parents[1]
