@@ -72,7 +72,7 @@ def build(root: Path, options: Options, progress: Progress) -> int:
         build_folder.remove_leftovers(out.parent, options.cache.root)  # from killed builds
         inputs = engine_and_traces(root, options, progress)
         key = cache.site_key(root, inputs.traces, inputs.report, inputs.generated_key,
-                                  repr((options.site_url, options.generator, inputs.unverified)))
+                             repr((options.site_url, options.generator, inputs.unverified)))
         if not options.force and cache.is_up_to_date(build_dir, out, key):
             progress.total(f"up to date: {shown(out)} was built from these inputs "
                            "(--force rebuilds)")
@@ -145,7 +145,7 @@ def pages(root: Path, options: Options, inputs: Inputs, progress: Progress) -> d
                      f"(cache {status})")
     with progress.phase("render") as notes:
         written = render_pages(root, page_context(root, inputs, files),
-                                      options.build_dir / "pages")
+                               options.build_dir / "pages")
         notes.append(f"{len(written)} file(s) changed in {shown(options.build_dir / 'pages')}")
     return files
 
@@ -155,9 +155,8 @@ def page_context(root: Path, inputs: Inputs, files: dict[str, bytes]) -> PageCon
     from sitebuild.citations import project_references
 
     report = None if inputs.report is None else inputs.report.decode("utf-8", "replace")
-    return PageContext(inputs.traces, inputs.paths, report, files,
-                       project_references(root), root,
-                       inputs.unverified)
+    return PageContext(inputs.traces, inputs.paths, report, files, project_references(root),
+                       root, inputs.unverified)
 
 
 def site_phases(root: Path, options: Options, traces: TraceSet, files: dict[str, bytes],
