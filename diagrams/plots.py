@@ -109,7 +109,8 @@ def _check(plot: Plot) -> None:
 @cache
 def load_matplotlib() -> tuple[Any, Any, Any]:
     """matplotlib, its pyplot and its ticker, with the SVG backend, imported on first use: a
-    build whose charts come from the cache never pays the third of a second of importing it."""
+    build whose charts come from the cache never pays the third of a second of importing it,
+    and a build that draws them on two or more cores pays it in its chart workers only."""
     import matplotlib
 
     matplotlib.use("svg")

@@ -2,17 +2,20 @@
 
 Contract: ``generate(root, traces, target, cache)`` returns the cache status and the files
 (``<name>.svg`` per diagram and chart, ``<name>.html`` per table), a pure function of the
-traces and the drawing code, cached under ``generated_key`` and written to ``target``.
+traces and the drawing code, cached under ``generated_key`` and written to ``target``. Charts
+are drawn in worker processes when that pays, Graphviz diagrams in threads.
 """
 
 from __future__ import annotations
 
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from sitebuild.cache import Cache, content_key, source_files
 from sitebuild.errors import BuildError, last_line
 from sitebuild.paths import CHAPTER_TRACE, dist_version
+from sitebuild.processes import worker_pool
 from sitebuild.publish import write_folder
 from tracefile import TraceSet
 
@@ -43,19 +46,58 @@ def generate(root: Path, traces: TraceSet, target: Path, cache: Cache,
 
 def draw(traces: TraceSet) -> dict[str, bytes]:
     """Every diagram (SVG, via dot), chart (SVG, via matplotlib) and table (HTML)."""
-    from diagrams.charts import chart_names, render_chart
+    from diagrams.charts import chart_names
+
+    names = chart_names(traces)
+    with worker_pool(len(names), _start_worker, (traces,)) as workers:
+        pending = {f"{name}.svg": workers.submit(_draw_chart, name) for name in names
+                   } if workers else {}
+        files = _diagrams_and_tables(traces)
+        if workers:
+            files.update((name, future.result()) for name, future in pending.items())
+        else:
+            files.update((f"{name}.svg", _draw_chart(name, traces)) for name in names)
+    return dict(sorted(files.items()))
+
+
+def _diagrams_and_tables(traces: TraceSet) -> dict[str, bytes]:
     from diagrams.svg import DIAGRAMS, diagram_trace, render_svg
     from diagrams.tables import TABLES, render_table
 
-    files = {}
-    for name, (dot_fn, title, desc) in DIAGRAMS.items():
-        if (drawn_from := diagram_trace(name, traces)) is not None:
-            files[f"{name}.svg"] = render_svg(dot_fn(drawn_from), name, title, desc).encode()
-    for name in chart_names(traces):
-        files[f"{name}.svg"] = render_chart(name, traces).encode("utf-8")
-    for name in TABLES:
-        files[f"{name}.html"] = str(render_table(name, traces.traces[CHAPTER_TRACE])).encode()
-    return dict(sorted(files.items()))
+    trace = traces.traces[CHAPTER_TRACE]  # the tables' trace
+    drawn = {name: drawn_from for name in DIAGRAMS
+             if (drawn_from := diagram_trace(name, traces)) is not None}
+
+    def one_diagram(name: str) -> tuple[str, bytes]:
+        dot_fn, title, desc = DIAGRAMS[name]
+        return f"{name}.svg", render_svg(dot_fn(drawn[name]), name, title, desc).encode("utf-8")
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        files = dict(pool.map(one_diagram, sorted(drawn)))
+    for name in sorted(TABLES):
+        files[f"{name}.html"] = str(render_table(name, trace)).encode("utf-8")
+    return files
+
+
+#: The traces the chart workers draw from (set in each worker as it starts).
+_WORKER_TRACES: TraceSet | None = None
+
+
+def _start_worker(traces: TraceSet) -> None:
+    from diagrams.plots import load_matplotlib
+
+    global _WORKER_TRACES
+    _WORKER_TRACES = traces
+    load_matplotlib()
+
+
+def _draw_chart(name: str, traces: TraceSet | None = None) -> bytes:
+    """One chart's SVG file (in a worker: from the traces it was started with)."""
+    from diagrams.charts import render_chart
+
+    traces = traces or _WORKER_TRACES
+    assert traces is not None
+    return render_chart(name, traces).encode("utf-8")
 
 
 def dot_version() -> str:

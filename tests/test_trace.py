@@ -3,6 +3,7 @@ defect raises TraceError naming the right line; value paths resolve or say what 
 
 from __future__ import annotations
 
+import pickle
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 from golden_support import scaled_records
 from paths import GOLDEN_TRACE
 
-from tracefile import Trace, frame, load_trace, parse_trace, parser
+from tracefile import Trace, TraceSet, frame, load_trace, parse_trace, parser
 from tracefile.errors import TraceError, TracePathError
 from tracefile.schema import Record
 from tracefile.schemas import SCHEMAS
@@ -359,3 +360,10 @@ def test_all_paths_resolve_and_cover_every_field(trace: Trace, trace_text: str) 
         trace.resolve(path)
 
 
+def test_a_trace_pickles_as_its_text_and_is_parsed_again(golden_traces: TraceSet) -> None:
+    for trace in golden_traces.traces.values():
+        again = pickle.loads(pickle.dumps(trace))
+        assert (again.trace_id, again.path, again.text) == (trace.trace_id, trace.path,
+                                                           trace.text)
+        assert again.all_paths() == trace.all_paths()
+    assert pickle.loads(pickle.dumps(golden_traces)).traces.keys() == golden_traces.traces.keys()

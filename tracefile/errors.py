@@ -33,6 +33,19 @@ class LocatedError(Exception):
             return f"{self.path}: {self.message}"
         return f"{self.path}:{self.line}: {self.message}"
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Crossing a process boundary (a chart drawn in a worker) keeps the class and every
+        # field, whatever arguments a subclass's constructor takes.
+        return _rebuilt, (type(self), self.args, dict(self.__dict__))
+
+
+def _rebuilt(cls: type[LocatedError], args: tuple[object, ...],
+             fields: dict[str, object]) -> LocatedError:
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(fields)
+    return error
+
 
 class TraceError(LocatedError):
     """A trace that does not follow the grammar in docs/trace.md.

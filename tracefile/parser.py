@@ -11,6 +11,7 @@ once, regexes are anchored and free of nested quantifiers.
 
 from __future__ import annotations
 
+import copyreg
 import math
 import os
 import re
@@ -83,6 +84,18 @@ def parse_trace(data: str | bytes, path: str = "<trace>",
     check_invariants(trace, walker.first_line)
     return trace
 
+
+def _reduce_trace(trace: Trace) -> tuple[object, ...]:
+    # A schema holds functions (its invariants), which do not pickle: a trace crosses a
+    # process boundary (to a build's worker) as its text, path and schema id, parsed again.
+    return _parsed_again, (trace.text, trace.path, trace.trace_id)
+
+
+def _parsed_again(text: str, path: str, trace_id: str) -> Trace:
+    return parse_trace(text, path, SCHEMAS[trace_id])
+
+
+copyreg.pickle(Trace, _reduce_trace)
 
 
 def check_invariants(trace: Trace, lines: dict[str, int]) -> None:
