@@ -1,15 +1,15 @@
 """The site generator: rendered Markdown in, the themed site out (MkDocs today, or Zensical).
 
 Contract: ``generate_site(root, pages_dir, site_dir, site_url, generator)`` builds the rendered
-pages with ``root/mkdocs.yml``'s settings, strictly: MkDocs in this process (``mkdocs_build``,
-which the preview also calls, dirty), or ``zensical build --strict`` in a child process on a
-copy of the settings; neither runs code of ours. The ``<meta name="generator">`` tag is then
-removed. A failure is one ``BuildError``, at the ``docs/`` page and line the generator names.
+pages with ``root/mkdocs.yml``'s settings, strictly: ``mkdocs build --strict`` or ``zensical
+build --strict``, each its own command in a child process on a copy of the settings beside
+the pages (``mkdocs_settings``, which the preview's ``mkdocs serve`` reads too). The
+``<meta name="generator">`` tag is then removed. A failure is one ``BuildError``, at the
+``docs/`` page and line the generator names.
 """
 
 from __future__ import annotations
 
-import logging
 import re
 import shutil
 import subprocess
@@ -25,18 +25,8 @@ from tracefile.files import write_atomic
 GENERATORS = ("mkdocs", "zensical")
 _DOC_MESSAGE = re.compile(r"Doc file '([^']+)' contains (?:a|an) [\w ]*?link '([^']*)'")
 _PAGE_ERROR = re.compile(r"Error (?:reading|building) page '([^']+)'")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")  # colours in a tool's output
 _GENERATOR_TAG = re.compile(r'[ \t]*<meta name="generator" content="[^"]*">\n?')
-
-
-class _Collect(logging.Handler):
-    """Keeps MkDocs' warnings and errors instead of printing them."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
 
 
 def generate_site(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None = None,
@@ -57,46 +47,49 @@ def strip_generator_tag(html: str) -> str:
     return _GENERATOR_TAG.sub("", html)
 
 
-def mkdocs_build(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None,
-                 dirty: bool = False) -> None:
-    """MkDocs' own build: strict, or ``dirty`` (only the pages changed since its last build
-    into ``site_dir``, as ``mkdocs serve --dirty`` builds; MkDocs warns of every dirty build,
-    so it cannot be strict too)."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-    from mkdocs.exceptions import ConfigurationError, MkDocsException
+def mkdocs_build(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None) -> None:
+    """``mkdocs build --strict`` of ``pages_dir`` into ``site_dir``, on a copy of the settings
+    beside the pages (``mkdocs_settings``)."""
+    settings = mkdocs_settings(root, pages_dir, site_url)
+    done = subprocess.run(child_command("mkdocs", ["build", "--strict", "--config-file",
+                                                   str(settings), "--site-dir", str(site_dir)]),
+                          cwd=root, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        output = _ANSI.sub("", done.stdout + done.stderr)
+        where = "mkdocs.yml" if "Aborted with a configuration error" in output else "mkdocs"
+        raise _from_logs(root, _complaints(output), f"`mkdocs build --strict` exited with "
+                         f"{done.returncode}: {last_line(output)}", where)
 
-    logs, logger = _Collect(), logging.getLogger("mkdocs")
-    logger.addHandler(logs)  # with a handler on the way, logging prints nothing by itself
-    try:
-        config = load_config(config_file=str(root / "mkdocs.yml"), site_url=site_url,
-                             docs_dir=str(pages_dir), site_dir=str(site_dir), strict=not dirty)
-        config.plugins.on_startup(command="build", dirty=dirty)
-        try:
-            build(config, dirty=dirty)
-        finally:
-            config.plugins.on_shutdown()
-    except MkDocsException as err:
-        where = "mkdocs.yml" if isinstance(err, ConfigurationError) else "mkdocs"
-        raise _from_logs(root, logs.records, str(err), where) from None
-    except Exception as err:  # a markdown extension or theme failure
-        raise _from_logs(root, logs.records, f"{err.__class__.__name__}: {err}") from None
-    finally:
-        logger.removeHandler(logs)
+
+def mkdocs_settings(root: Path, pages_dir: Path, site_url: str | None) -> Path:
+    """A copy of mkdocs.yml's settings for the rendered pages, written beside them: MkDocs'
+    command line names no pages folder and no site address."""
+    settings = pages_dir.parent / "mkdocs-settings.yml"
+    write_atomic(settings, yaml.safe_dump(settings_for(root, pages_dir, site_url),
+                                          sort_keys=False, allow_unicode=True))
+    return settings
+
+
+def settings_for(root: Path, pages_dir: Path, site_url: str | None) -> dict[str, Any]:
+    """mkdocs.yml's settings for a copy beside ``pages_dir`` that builds those pages."""
+    config = read_settings(root)
+    config["docs_dir"] = pages_dir.name  # relative to the copy's folder, as both tools read it
+    if site_url:
+        config["site_url"] = site_url
+    return config
 
 
 #: What mkdocs.yml may hold that Zensical (0.0.x) does not do: a build with it fails rather
 #: than publish a site without it (docs/building.md lists these).
 ZENSICAL_PLUGINS = ("search", "offline")
 ZENSICAL_IGNORES = {"hooks": "Zensical accepts hooks but never runs them"}
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def zensical_config(root: Path, pages_dir: Path, site_url: str | None) -> dict[str, object]:
     """mkdocs.yml's settings for a Zensical build of ``pages_dir`` into ``zensical-site``
     beside it (Zensical wants the site folder inside the folder of its settings file); a
     setting Zensical would silently ignore is an error."""
-    config = read_settings(root)
+    config = settings_for(root, pages_dir, site_url)
     for key, why in ZENSICAL_IGNORES.items():
         if key in config:
             raise BuildError("mkdocs.yml", f"{key}: {why}; remove it to build with Zensical")
@@ -104,9 +97,7 @@ def zensical_config(root: Path, pages_dir: Path, site_url: str | None) -> dict[s
     if unknown := [name for name in plugins if name not in ZENSICAL_PLUGINS]:
         raise BuildError("mkdocs.yml", f"plugins: Zensical has no {unknown[0]!r} plugin; "
                          "remove it to build with Zensical")
-    config.update(docs_dir=pages_dir.name, site_dir="zensical-site")
-    if site_url:
-        config["site_url"] = site_url
+    config["site_dir"] = "zensical-site"
     return config
 
 
@@ -146,12 +137,27 @@ def _zensical(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None)
     built.rmdir()
 
 
-def _from_logs(root: Path, records: list[logging.LogRecord], fallback: str,
+#: A warning or error as MkDocs prints it (``WARNING -  Doc file 'x.md' contains ...``).
+_LOGGED = re.compile(r"(?:WARNING|ERROR)\s*-\s+(.*)")
+
+
+def _complaints(output: str) -> list[str]:
+    """MkDocs' warnings and errors in ``output``, each with its indented continuation."""
+    found: list[str] = []
+    for line in output.splitlines():
+        if logged := _LOGGED.match(line):
+            found.append(logged[1])
+        elif found and line[:1].isspace() and line.strip():
+            found[-1] += " " + line.strip()
+    return found
+
+
+def _from_logs(root: Path, messages: list[str], fallback: str,
                where: str = "mkdocs") -> BuildError:
     """The first thing MkDocs complained about, located in its page when possible."""
-    # "Error reading page 'x':" with nothing after it only announces the next record.
-    detail = [" ".join(r.getMessage().split()) for r in records]
-    detail = [m for m in detail if not (_PAGE_ERROR.match(m) and m.endswith(":"))]
+    # "Error reading page 'x':" with nothing after it only announces the next message.
+    detail = [" ".join(m.split()) for m in messages]
+    detail = [m for m in detail if m and not (_PAGE_ERROR.match(m) and m.endswith(":"))]
     if not detail:
         return BuildError(where, fallback)
     first = detail[0] + (f" (and {len(detail) - 1} more)" if len(detail) > 1 else "")

@@ -1,18 +1,20 @@
-"""The live preview: MkDocs' own live-reload server over the rendered pages.
+"""The live preview: ``mkdocs serve --dirty`` over the rendered pages, which this process keeps
+rendered.
 
-Contract: ``serve(...)`` renders the pages, builds them with MkDocs into ``BUILD/preview`` and
-serves it until stopped. An edit under ``docs/`` renders the pages it touched in this process
-and MkDocs rebuilds dirty; any other edit runs ``render_command`` (a fresh process, so edited
-code is what runs) for it and every later one, and MkDocs rebuilds every page. A failed rebuild
-prints its one-line error and keeps serving what was there. No gates, nothing published.
+Contract: ``serve(...)`` renders the pages and runs MkDocs' own preview server on them (a
+child process that dies with this one) until stopped, polling the sources meanwhile. An edit
+under ``docs/`` renders the pages it touched in this process, and MkDocs rebuilds those; any
+other edit runs ``render_command`` (a fresh process, so edited code is what runs) for it and
+every later one, and then marks every page changed so MkDocs rebuilds them all (a listing's
+source may have changed). A failed render prints its one-line error and changes nothing
+served. No gates, nothing published.
 """
 
 from __future__ import annotations
 
 import errno
-import logging
 import os
-import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -21,16 +23,16 @@ from pathlib import Path
 
 from sitebuild import build, build_folder
 from sitebuild.errors import BuildError
-from sitebuild.generator import mkdocs_build
+from sitebuild.generator import mkdocs_settings
 from sitebuild.page_context import PageContext
-from sitebuild.paths import shown
+from sitebuild.processes import child_command
 from sitebuild.progress import Progress
 from sitebuild.render import render_pages
 from tracefile.errors import LocatedError
 
 WATCHED = ("docs", "engine", "tracefile", "diagrams", "sitebuild", "mkdocs.yml", "build_site.py")
-#: How often the watched files are polled (MkDocs' default, half a second, is a third of an
-#: edit's way to the browser; one poll of every watched file takes about a millisecond).
+#: How often the sources are polled (one poll of every watched file takes about a millisecond;
+#: MkDocs then notices the rendered page within its own half-second poll).
 POLL_SECONDS = 0.1
 
 
@@ -73,9 +75,7 @@ def check_port(host: str, port: int) -> None:
 
 def serve(root: Path, options: build.Options, progress: Progress, host: str, port: int,
           render_command: list[str]) -> int:
-    """Render, build and serve with live reload (see the module doc); the exit code."""
-    from mkdocs.livereload import LiveReloadServer
-
+    """Render and serve with live reload (see the module doc); the exit code."""
     check_port(host, port)
     watched = (*(root / name for name in WATCHED), *options.traces,
                *((options.report,) if options.report else ()))
@@ -83,50 +83,56 @@ def serve(root: Path, options: build.Options, progress: Progress, host: str, por
     with build_folder.exclusive(options.build_dir):  # builds sharing the folder take turns
         inputs = build.engine_and_traces(root, options, progress)
         context = build.page_context(root, inputs, build.pages(root, options, inputs, progress))
-        preview = Preview(root, options, context, render_command, changes)
-        shutil.rmtree(preview.folder, ignore_errors=True)
-        with progress.phase("mkdocs") as notes:
-            mkdocs_build(root, preview.pages, preview.folder, options.site_url)
-            notes.append(f"into {shown(preview.folder)}")
-    if changes.last != changes.snapshot():
-        preview.rebuild()
-    _log_to_terminal()
-    server = LiveReloadServer(builder=preview.rebuild, host=host, port=port,
-                              root=str(preview.folder), polling_interval=POLL_SECONDS)
-    for path in watched:
-        server.watch(str(path))
+    preview = Preview(root, options, context, render_command, changes)
+    settings = mkdocs_settings(root, preview.pages, options.site_url)
+    server = subprocess.Popen(
+        child_command("mkdocs", ["serve", "--dirty", "--no-strict", "--dev-addr", f"{host}:{port}",
+                                 "--config-file", str(settings)]),
+        # Its own session: a signal to this one's group is this process's to pass on.
+        cwd=root, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, start_new_session=True)
     print(f"[serve] a preview, without gates: `build_site.py build` publishes; "
           f"serving on http://{host}:{port}/", flush=True)
     try:
-        server.serve()
-    except OSError as err:
-        print(f"serve: cannot listen on {host}:{port}: {err.strerror}", file=sys.stderr)
+        while server.poll() is None:
+            preview.rebuild()
+            time.sleep(POLL_SECONDS)
+        print(f"serve: `mkdocs serve` exited with {server.returncode}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("[serve] stopped", flush=True)
+        return 0
     finally:
-        server.shutdown()
-        shutil.rmtree(preview.folder, ignore_errors=True)
-    return 0
+        stop(server)
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
+    """End the server as Ctrl-C would (it removes its own temporary site), or kill it."""
+    if server.poll() is None:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # SIGINT ignored, as in a background job
+            server.kill()
+            server.wait()
 
 
 class Preview:
-    """The served preview: the rendered pages and MkDocs' build of them in ``BUILD/preview``."""
+    """The rendered pages MkDocs serves, brought up to date with the sources' edits."""
 
     def __init__(self, root: Path, options: build.Options, context: PageContext,
                  render_command: list[str], changes: Changes) -> None:
         self.root, self.options, self.context = root, options, context
         self.render_command, self.changes = render_command, changes
-        self.pages, self.folder = options.build_dir / "pages", options.build_dir / "preview"
-        self.pending: set[str] = set()  # changed files not yet in a successful rebuild
+        self.pages = options.build_dir / "pages"
+        self.pending: set[str] = set()  # changed files not yet in a successful render
         self.fresh = False  # code changed since this process rendered: a process renders
 
     def rebuild(self) -> None:
-        """Bring the preview up to date with every pending change; on failure say why in one
-        line and keep both the preview and the pending changes."""
+        """Render what the pending changes touch; on failure say why in one line and keep
+        both the pages and the pending changes."""
         start = time.perf_counter()
         self.pending |= self.changes.poll()
-        if not self.pending:  # a file no rebuild reads (bytecode, an editor's swap file)
+        if not self.pending:  # a file no render reads (bytecode, an editor's swap file)
             return
         docs = (self.root / "docs").as_posix() + "/"
         code = any(not path.startswith(docs) for path in self.pending)
@@ -142,27 +148,21 @@ class Preview:
                 if not self.fresh:
                     only = {Path(path).relative_to(self.root).as_posix() for path in self.pending}
                     render_pages(self.root, self.context, self.pages, only)
-                # After a code edit no page's Markdown may have changed while the site did (a
-                # listing's source, mkdocs.yml): then MkDocs builds every page again.
-                mkdocs_build(self.root, self.pages, self.folder, self.options.site_url,
-                             dirty=not code)
+                if code:
+                    # A listing's source or the settings may have changed while no page's
+                    # Markdown did: every page marked changed, MkDocs' dirty build redoes all.
+                    mkdocs_settings(self.root, self.pages, self.options.site_url)
+                    for page in self.pages.rglob("*.md"):
+                        os.utime(page)
         except (_Failed, LocatedError) as err:
             if isinstance(err, LocatedError):
                 print(" ".join(str(err).split()), file=sys.stderr, flush=True)
             print("[serve] rebuild failed; still serving the previous preview", flush=True)
             return
         self.pending.clear()
-        print(f"[serve] rebuilt in {time.perf_counter() - start:.2f}s", flush=True)
+        print(f"[serve] rendered in {time.perf_counter() - start:.2f}s; MkDocs rebuilds",
+              flush=True)
 
 
 class _Failed(Exception):
     """The render process failed (it printed its own one-line error)."""
-
-
-def _log_to_terminal() -> None:
-    logger = logging.getLogger("mkdocs")
-    handler = logging.StreamHandler(sys.stdout)
-    handler.setFormatter(logging.Formatter("[serve] %(message)s"))
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-

@@ -35,7 +35,8 @@ ALLOWED = {
     "engine": {"tracefile"},
 }
 #: Declared, but used by name in mkdocs.yml rather than imported.
-CONFIGURED = {"mkdocs-material": "the theme", "pymdown-extensions": "Markdown extensions",
+CONFIGURED = {"mkdocs": "the site generator, run as a command",
+              "mkdocs-material": "the theme", "pymdown-extensions": "Markdown extensions",
               "zensical": "the second site generator, run as a command"}
 #: Import names that differ from their distribution's name.
 DISTRIBUTION_OF = {"yaml": "pyyaml", "jinja2": "jinja2", "markupsafe": "markupsafe",
