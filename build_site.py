@@ -51,7 +51,6 @@ def run(args: argparse.Namespace, progress: Progress) -> int:
         return getattr(site_build, args.command)(ROOT, options(args), progress)  # build, render
     from sitebuild.serve import serve
 
-    args.site_url = f"http://{SERVE_HOST}:{args.port}/"
     # Every option but --port, for the fresh process that renders after a code edit.
     valued = [("--build-dir", args.build_dir), ("--cache-dir", args.cache_dir),
               ("--report", args.report), *(("--trace", trace) for trace in args.traces)]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from sitebuild import build_folder, cache, gates, generated, publish
 from sitebuild.cache import Cache
+from sitebuild.citations import project_references
 from sitebuild.engine_runs import off_reference_note, run_engine
 from sitebuild.errors import BuildError
 from sitebuild.generator import generate_site
@@ -77,8 +78,7 @@ def build(root: Path, options: Options, progress: Progress) -> int:
             progress.total(f"up to date: {shown(out)} was built from these inputs "
                            "(--force rebuilds)")
             return 0
-        files = pages(root, options, inputs, progress)
-        site_phases(root, options, inputs.traces, files, progress)
+        site_phases(root, options, pages(root, options, inputs, progress), progress)
         cache.record(build_dir, out, key)
     progress.total(f"published {shown(out)}")
     return 0
@@ -127,40 +127,32 @@ def engine_files(root: Path, options: Options, progress: Progress, purpose: str
         fresh = {name: data for result in results for name, data in result.files.items()}
         ran = sum(r.status == "ran" for r in results)
         notes.append(f"{len(results)} job(s), {ran} run, {len(results) - ran} cached")
-        allowed = options.unverified_trace and purpose == PUBLISH_PURPOSE
         differ = tuple(trace_id for trace_id, path in given.items() if not same_as_engine(
-            path, fresh[SCHEMAS[trace_id].file_name], allowed, purpose))
+            path, fresh[SCHEMAS[trace_id].file_name], options.unverified_trace, purpose))
     for result in results:
         took = f"{result.seconds:.2f}s" if result.status == "ran" else "cached"
         progress.detail(f"{result.job.name:<28} {took}")
     return given, fresh, differ
 
 
-def pages(root: Path, options: Options, inputs: Inputs, progress: Progress) -> dict[str, bytes]:
-    """The generated files (drawn or cached) and the rendered pages; the generated files."""
+def pages(root: Path, options: Options, inputs: Inputs, progress: Progress) -> PageContext:
+    """The generated files (drawn or cached) and the rendered pages; what they were rendered
+    with."""
     with progress.phase("generate") as notes:
         status, files = generated.generate(root, inputs.traces, options.build_dir / "generated",
                                            options.cache, inputs.generated_key)
         notes.append(f"{len(files)} file(s) in {shown(options.build_dir / 'generated')} "
                      f"(cache {status})")
     with progress.phase("render") as notes:
-        written = render_pages(root, page_context(root, inputs, files),
-                               options.build_dir / "pages")
+        report = None if inputs.report is None else inputs.report.decode("utf-8", "replace")
+        context = PageContext(inputs.traces, inputs.paths, report, files,
+                              project_references(root), root, inputs.unverified)
+        written = render_pages(root, context, options.build_dir / "pages")
         notes.append(f"{len(written)} file(s) changed in {shown(options.build_dir / 'pages')}")
-    return files
+    return context
 
 
-def page_context(root: Path, inputs: Inputs, files: dict[str, bytes]) -> PageContext:
-    """What the page templates may use (``sitebuild.page_context``)."""
-    from sitebuild.citations import project_references
-
-    report = None if inputs.report is None else inputs.report.decode("utf-8", "replace")
-    return PageContext(inputs.traces, inputs.paths, report, files, project_references(root),
-                       root, inputs.unverified)
-
-
-def site_phases(root: Path, options: Options, traces: TraceSet, files: dict[str, bytes],
-                progress: Progress) -> None:
+def site_phases(root: Path, options: Options, context: PageContext, progress: Progress) -> None:
     """The site generator into a temporary folder, the gates on it, then the atomic publish."""
     tmp = publish.temp_site_dir(options.out, options.build_dir)
     try:
@@ -170,8 +162,8 @@ def site_phases(root: Path, options: Options, traces: TraceSet, files: dict[str,
             notes.append(f"--strict into {shown(tmp)}")
         with progress.phase("gates") as notes:
             svgs = {name.removesuffix(".svg"): data.decode("utf-8")
-                    for name, data in files.items() if name.endswith(".svg")}
-            findings = gates.run_gates(tmp, traces, rendered=svgs,
+                    for name, data in context.files.items() if name.endswith(".svg")}
+            findings = gates.run_gates(tmp, context.traces, context.references, svgs,
                                        base=served_path(options.site_url),
                                        shown_as=shown(options.out))
             if findings:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sitebuild.cache import Cache, content_key
+from sitebuild.cache import Cache, content_key, source_files
 from sitebuild.errors import BuildError, last_line
 from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, dist_version, temp_prefix
 from sitebuild.processes import child_command
@@ -72,7 +72,7 @@ def job_key(root: Path, job: EngineJob) -> str:
     return content_key([("python", sys.version), ("numpy", dist_version("numpy")),
                       ("args", " ".join(job.args)),
                       *((name, os.environ.get(name, "")) for name in NUMERICS_ENVIRONMENT),
-                      *((p.relative_to(root).as_posix(), p.read_bytes()) for p in files)])
+                      *source_files(root, files)])
 
 
 def run_engine(root: Path, cache: Cache, jobs: list[EngineJob] | None = None,

@@ -57,7 +57,7 @@ def mkdocs_build(root: Path, pages_dir: Path, site_dir: Path, site_url: str | No
     if done.returncode != 0:
         output = _ANSI.sub("", done.stdout + done.stderr)
         where = "mkdocs.yml" if "Aborted with a configuration error" in output else "mkdocs"
-        raise _from_logs(root, _complaints(output), f"`mkdocs build --strict` exited with "
+        raise _located(root, _complaints(output), f"`mkdocs build --strict` exited with "
                          f"{done.returncode}: {last_line(output)}", where)
 
 
@@ -152,7 +152,7 @@ def _complaints(output: str) -> list[str]:
     return found
 
 
-def _from_logs(root: Path, messages: list[str], fallback: str,
+def _located(root: Path, messages: list[str], fallback: str,
                where: str = "mkdocs") -> BuildError:
     """The first thing MkDocs complained about, located in its page when possible."""
     # "Error reading page 'x':" with nothing after it only announces the next message.

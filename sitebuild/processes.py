@@ -1,5 +1,5 @@
-"""Child processes that never outlive the build: engine runs, Zensical, serve's renders, and
-the chart workers.
+"""Child processes that never outlive the build: engine runs, MkDocs and Zensical, serve's
+renders, and the chart workers.
 
 Contract: ``child_command(module, args)`` runs ``python -m MODULE ARGS`` through this module,
 which first has the kernel kill it when the build dies (Linux's ``PR_SET_PDEATHSIG``,

@@ -82,7 +82,7 @@ def serve(root: Path, options: build.Options, progress: Progress, host: str, por
     changes = Changes(watched)  # before the first render: an edit during it is seen
     with build_folder.exclusive(options.build_dir):  # builds sharing the folder take turns
         inputs = build.engine_and_traces(root, options, progress)
-        context = build.page_context(root, inputs, build.pages(root, options, inputs, progress))
+        context = build.pages(root, options, inputs, progress)
     preview = Preview(root, options, context, render_command, changes)
     settings = mkdocs_settings(root, preview.pages, options.site_url)
     server = subprocess.Popen(

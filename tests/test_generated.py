@@ -148,7 +148,7 @@ def test_a_build_whose_figures_are_cached_never_imports_matplotlib(
     assert "cache hit" in done.stdout, done.stdout  # the figures came from the cache
     imported = {line.rsplit("|", 1)[-1].strip().split(".")[0]
                 for line in done.stderr.splitlines() if line.startswith("import time:")}
-    assert {"mkdocs", "sitebuild", "diagrams"} <= imported  # what importtime reports
+    assert {"sitebuild", "diagrams"} <= imported  # what importtime reports (MkDocs is a child)
     assert "matplotlib" not in imported
 
 
