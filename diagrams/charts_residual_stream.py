@@ -1,4 +1,4 @@
-"""The charts of the decoder lab (trace ``residual-stream-v2``), placed on
+"""The charts of the decoder lab (trace ``residual-stream-v3``), placed on
 ``docs/labs/residual-stream.md``.
 
 Positions: a vector that starts with the embedding (stream norms, the logit lens, quantization
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from diagrams.chart_spec import POSITIONS, Chart, Line
 
-TRACE = "residual-stream-v2"
+TRACE = "residual-stream-v3"
 #: The trainability runs drawn against the step, in the order of the trace.
 DEPTHS = (("two", "two blocks"), ("four", "four blocks"), ("eight", "eight blocks"))
 STATE_AXIS = "blocks run (zero: the embedding)"
@@ -21,38 +21,62 @@ BLOCK_AXIS = "block"
 SIZE = (4.8, 3.4)
 
 
-def _curve(curve: str, label: str, style: int | None = None) -> Line:
-    return Line(label, f"TRAINING[{curve}].eval-steps", f"TRAINING[{curve}].validation",
+def _best(curve: str, label: str, style: int | None = None) -> Line:
+    """An architecture at its best learning rate: the median over seeds, the band their
+    range."""
+    best = f"BEST[{curve}]"
+    return Line(label, f"{best}.eval-steps", f"{best}.curve-median", low=f"{best}.curve-low",
+                high=f"{best}.curve-high", style=style)
+
+
+def _rates(series: str, label: str, style: int | None = None) -> Line:
+    """Final validation loss against the peak learning rate: median, band the range."""
+    at = f"SERIES[{series}]"
+    return Line(label, f"{at}.lrs", f"{at}.median", low=f"{at}.low", high=f"{at}.high",
                 style=style)
 
+
+LOSS_AXIS = "validation loss (nats per token)"
+BAND = " The line is the median over seeds, the shaded band their range."
 
 CHARTS = (
     Chart(
         "rs-training-residual", TRACE, "Validation loss of residual decoders by depth",
-        "Validation loss during training for residual pre-norm decoders of three depths, all "
-        "of one width and trained with the same steps, batch and learning rate.",
-        "training step", "validation loss (nats per token)",
-        tuple(_curve(f"residual-prenorm-{word}", label, style=place)
+        "Validation loss during training for residual pre-norm decoders of three depths, each "
+        "at its own best learning rate." + BAND,
+        "training step", LOSS_AXIS,
+        tuple(_best(f"residual-prenorm-{word}", label, style=place)
               for place, (word, label) in enumerate(DEPTHS)),
         fmt="fixed6", size=SIZE),
     Chart(
         "rs-training-plain", TRACE, "Validation loss of plain decoders by depth",
         "Validation loss during training for plain pre-norm decoders, the residual decoders "
-        "with their adds removed, at the same three depths and with the same settings; the "
-        "four-block and eight-block curves lie on top of each other.",
-        "training step", "validation loss (nats per token)",
-        tuple(_curve(f"plain-prenorm-{word}", label, style=place)
+        "with their adds removed, at the same three depths, each at its own best learning "
+        "rate." + BAND,
+        "training step", LOSS_AXIS,
+        tuple(_best(f"plain-prenorm-{word}", label, style=place)
               for place, (word, label) in enumerate(DEPTHS)),
         fmt="fixed6", size=SIZE),
     Chart(
-        "rs-norm-placement", TRACE, "Validation loss of pre-norm and post-norm residual decoders",
-        "Validation loss during training for the deepest residual decoder with the norm inside "
-        "each branch (pre-norm) and with the norm after each add (post-norm), both without "
-        "warm-up.",
-        "training step", "validation loss (nats per token)",
-        (_curve("residual-prenorm-eight", "pre-norm, eight blocks", style=2),
-         _curve("residual-postnorm-eight", "post-norm, eight blocks", style=4)),
-        fmt="fixed6", size=SIZE),
+        "rs-learning-rates", TRACE, "Final validation loss against the learning rate",
+        "Final validation loss of every pre-norm decoder, residual and plain at each depth, "
+        "at each peak learning rate of the grid." + BAND,
+        "peak learning rate", LOSS_AXIS,
+        (*(_rates(f"residual-prenorm-{word}-warmup0", f"residual, {label}", style=place)
+           for place, (word, label) in enumerate(DEPTHS)),
+         *(_rates(f"plain-prenorm-{word}-warmup0", f"plain, {label}", style=place + 3)
+           for place, (word, label) in enumerate(DEPTHS))),
+        xscale="log", fmt="fixed6", size=SIZE),
+    Chart(
+        "rs-norm-placement", TRACE, "Post-norm's final loss by learning rate and warm-up",
+        "Final validation loss of the deepest residual decoder with the norm after each add "
+        "(post-norm), at each peak learning rate, without warm-up and with the longest "
+        "warm-up, beside pre-norm without warm-up." + BAND,
+        "peak learning rate", LOSS_AXIS,
+        (_rates("residual-prenorm-eight-warmup0", "pre-norm, no warm-up", style=2),
+         _rates("residual-postnorm-eight-warmup0", "post-norm, no warm-up", style=4),
+         _rates("residual-postnorm-eight-warmup100", "post-norm, warm-up", style=5)),
+        xscale="log", fmt="fixed6", size=SIZE),
     Chart(
         "rs-stream-norms", TRACE, "Stream norm and write norms, block by block",
         "For the deepest trained residual decoder, the mean norm of the stream after each "

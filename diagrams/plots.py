@@ -146,14 +146,16 @@ def _draw(plot: Plot) -> str:
             axes.set_xlabel(plot.xlabel)
             axes.set_ylabel(plot.ylabel)
             axes.grid(True, linewidth=0.4, alpha=0.4, color="black")
+            legend = None
             if len(plot.series) > 1:
                 # Below the axes, never over the data; the saved box grows to hold it.
                 columns = 1 if plot.narrow else (2 if len(plot.series) > 2 else len(plot.series))
-                axes.legend(frameon=False, loc="upper center",
-                            bbox_to_anchor=(0.5, -0.3 if plot.narrow else -0.17), ncol=columns)
+                legend = axes.legend(frameon=False, loc="upper center", ncol=columns)
             figure.patch.set_alpha(0.0)
             axes.patch.set_alpha(0.0)
             figure.tight_layout()
+            if legend is not None:
+                _below_xlabel(figure, axes, legend)
             # Measured here, not by savefig's "tight": tight_layout leaves a placeholder
             # layout engine behind, and with one set savefig draws the whole figure once
             # more before measuring it. Laid out, measured, drawn: three passes, not four
@@ -167,6 +169,14 @@ def _draw(plot: Plot) -> str:
         finally:
             pyplot.close(figure)
     return out.getvalue()
+
+
+def _below_xlabel(figure: Any, axes: Any, legend: Any) -> None:
+    """Move the legend just under the x label, wherever tall tick labels (powers of ten)
+    pushed the label."""
+    axis = axes.xaxis.get_tightbbox()  # ticks and label, the label placed as drawn
+    top = axes.transAxes.inverted().transform((0.0, axis.y0))[1]
+    legend.set_bbox_to_anchor((0.5, top - 0.02), transform=axes.transAxes)
 
 
 def _mark_every(points: int) -> int:

@@ -31,6 +31,8 @@ ENGINE_ENTRY = ("engine.__main__", "engine.trace")
 # What chooses the kernels of an engine run: its pinning mode, and the variables it sets when
 # pinning or leaves to the caller when not (engine/numerics.py; tests/test_numerics.py keeps
 # the two lists in step).
+#: Where the engine keeps the cells of its training grids (engine/experiments/grid.py).
+CELL_CACHE = "ENGINE_CELL_CACHE"
 NUMERICS_ENVIRONMENT = ("ENGINE_NUMERICS", "OPENBLAS_CORETYPE", "NPY_ENABLE_CPU_FEATURES",
                         "NPY_DISABLE_CPU_FEATURES")
 
@@ -92,18 +94,19 @@ def run_engine(root: Path, cache: Cache, jobs: list[EngineJob] | None = None,
         starting(todo)
     if todo:
         workdir = workdir or cache.root.parent
-        for result in _run_jobs(root, todo, workdir):
+        for result in _run_jobs(root, todo, workdir, cache.root):
             cache.store(f"engine-{result.job.name}", keys[result.job.name], result.files)
             results[result.job.name] = result
     return [results[job.name] for job in jobs]
 
 
-def _run_jobs(root: Path, jobs: list[EngineJob], workdir: Path) -> list[JobResult]:
+def _run_jobs(root: Path, jobs: list[EngineJob], workdir: Path, cache: Path
+              ) -> list[JobResult]:
     workdir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=temp_prefix("engine"), dir=workdir) as tmp:
         started = {job.name: time.perf_counter() for job in jobs}
         procs = {job.name: subprocess.Popen(
-            child_command("engine", job.args), cwd=tmp, env=_engine_env(root),
+            child_command("engine", job.args), cwd=tmp, env=_engine_env(root, cache),
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for job in jobs}
         try:
             return _collect(jobs, procs, started, Path(tmp))
@@ -148,10 +151,12 @@ def engine_failure(job: EngineJob, code: int, stderr: str) -> BuildError:
     return BuildError(file, f"{command}: {last}", int(line))
 
 
-def _engine_env(root: Path) -> dict[str, str]:
-    """The engine runs from a scratch folder; the project root goes on its import path."""
+def _engine_env(root: Path, cache: Path) -> dict[str, str]:
+    """The engine runs from a scratch folder with the project root on its import path, and
+    keeps the cells of its training grids in the build's cache (unless told another)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    env.setdefault(CELL_CACHE, str(cache / "cells"))
     return env
 
 

@@ -62,6 +62,7 @@ class PageContext:
             "chart": self.chart,
             "table": self.table,
             "trace": trace,
+            "claims": trace.schema.claims,
             "traces": [(t, trace_url(t.trace_id)) for t in self.traces],
             "raw_trace": lambda trace_id=trace_id: fenced(
                 self.traces.traces[trace_id].text, "text"),

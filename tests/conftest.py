@@ -56,6 +56,7 @@ from site_support import (
     listing_changes,
 )
 
+from sitebuild.engine_runs import CELL_CACHE
 from sitebuild.paths import CHAPTER_TRACE
 from tracefile import SCHEMAS, Trace, TraceSet, load_trace, parse_trace
 
@@ -98,10 +99,18 @@ def repository_outputs_untouched() -> Iterator[None]:
 
 @pytest.fixture(scope="session", autouse=True)
 def shared_build_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """One cache of engine runs for every build of the session (see site_support)."""
+    """One cache of engine runs for every build of the session (see site_support), and one
+    cell cache of the training grids for every engine run, in process or not, so the suite
+    trains each grid once (a cell cache already named in the environment is used as it is:
+    its keys hold the code, so it cannot hand a test a stale cell)."""
     site_support.SHARED_CACHE["dir"] = tmp_path_factory.mktemp("shared-cache")
+    ours = CELL_CACHE not in os.environ
+    if ours:
+        os.environ[CELL_CACHE] = str(tmp_path_factory.mktemp("cells"))
     yield
     site_support.SHARED_CACHE.clear()
+    if ours:
+        os.environ.pop(CELL_CACHE, None)
 
 
 @pytest.fixture(scope="session")

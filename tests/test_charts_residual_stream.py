@@ -1,5 +1,5 @@
 """The decoder lab's charts (diagrams/charts_residual_stream.py): every one renders from the
-golden residual-stream-v2 trace, its texts hold no digits, its values table holds only traced
+golden residual-stream-v3 trace, its texts hold no digits, its values table holds only traced
 spans, and positions counted from zero start at the embedding."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ NAMES = [chart.name for chart in charts_residual_stream.CHARTS]
 
 @pytest.fixture(scope="module")
 def trace() -> Trace:
-    return load_trace(GOLDEN_DIR / "residual-stream-v2.trace", SCHEMAS["residual-stream-v2"])
+    return load_trace(GOLDEN_DIR / "residual-stream-v3.trace", SCHEMAS["residual-stream-v3"])
 
 
 def test_the_lab_charts_are_registered_under_their_own_names() -> None:
@@ -112,5 +112,5 @@ def test_training_curves_share_their_evaluation_steps(trace: Trace) -> None:
 
 def test_a_zero_on_the_log_axis_stays_in_the_values_table(trace: Trace) -> None:
     table = str(values_table("rs-quantization", trace))
-    assert 'data-trace="residual-stream-v2:QUANTIZATION[residual-eight-bit].stream-error[0]"' \
+    assert 'data-trace="residual-stream-v3:QUANTIZATION[residual-eight-bit].stream-error[0]"' \
         in table

@@ -17,7 +17,7 @@ from tracefile import SCHEMAS, TraceSet, parse_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = "residual-connections-v2"
-LAB = "residual-stream-v2"
+LAB = "residual-stream-v3"
 
 
 def fake_root(tmp_path: Path) -> Path:

@@ -38,10 +38,14 @@ from engine.experiments.residual_stream.training import (
     trainability,
 )
 from engine.models import Decoder, DecoderConfig
+from tracefile.claims import VERDICTS
+from tracefile.schemas.stream_claims import CLAIMS
 
 SMALL = dict(width=8, depth=3, heads=2, mlp_ratio=2, seed=5)
 TINY_TRAINING = DecoderTrainingConfig(width=8, heads=2, mlp_ratio=2, depths=(1, 2), steps=4,
-                                      batch=2, eval_every=2, eval_sequences=2, curve_points=2)
+                                      batch=2, eval_every=2, eval_sequences=2, curve_points=2,
+                                      seeds=(3, 4), lrs=(1e-2, 3e-3),
+                                      postnorm_arms=((1e-2, 0), (1e-2, 2)))
 
 
 @pytest.fixture(scope="module")
@@ -198,18 +202,30 @@ def test_shortcuts(corpus) -> None:
     assert kinds["badly-scaled"].ratio < kinds["random"].ratio
 
 
-def test_tiny_trainability_and_corpus_facts(corpus) -> None:
+def test_tiny_trainability_and_corpus_facts(corpus, monkeypatch) -> None:
+    monkeypatch.delenv("ENGINE_CELL_CACHE", raising=False)
     stream = io.StringIO()
     result = trainability(corpus, 3, TINY_TRAINING, LabProgress(1, stream))
     assert [r.curve for r in result.runs] == [
         "residual-prenorm-one", "residual-prenorm-two", "plain-prenorm-one",
         "plain-prenorm-two", "residual-postnorm-two"]
-    assert stream.getvalue().count("\n") == 5 and "elapsed" in stream.getvalue()
+    # one line for the grid, then one per arm: four pre-norm architectures at two rates, and
+    # post-norm with and without warm-up
+    assert stream.getvalue().count("\n") == 1 + 4 * 2 + 2 and "elapsed" in stream.getvalue()
+    assert len(result.arms) == 10 and all(a.seeds == (3, 4) for a in result.arms)
     for run in result.runs:
         assert run.eval_steps == (2, 4) and len(run.validation) <= MAX_POINTS
-        assert not run.diverged and run.sum_digit_loss > 0
-    assert result.depth_helps in ("yes", "partly", "no")
-    assert result.postnorm_outcome in ("diverged", "stalled", "worse", "not-worse")
+        assert not run.diverged and run.sum_digit_loss > 0 and 0 <= run.accuracy <= 1
+    for arm in result.arms:
+        assert arm.low <= arm.median <= arm.high and len(arm.final_validation) == 2
+        assert all(lo <= hi for lo, hi in zip(arm.curve_low, arm.curve_high, strict=True))
+    lab = next(a for a in result.arms if a.arm == "residual-prenorm-two-lr0.01-warmup0")
+    assert result.run("residual-prenorm-two").final_validation == lab.final_validation[0]
+    assert {v.key for v in result.claims} == {c.key for c in CLAIMS}
+    assert all(v.verdict in VERDICTS for v in result.claims)
+    best = {b.curve: b for b in result.best}
+    assert best["residual-postnorm-two"].median == min(
+        a.median for a in result.arms if a.curve == "residual-postnorm-two")
     facts = corpus_facts(corpus)
     assert (facts.vocab, facts.sequence_length, facts.validation_problems) == (13, 30, 1000)
     assert facts.generator == corpus.reference_losses.generator

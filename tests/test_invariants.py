@@ -69,18 +69,34 @@ GRADIENT_FLOW = {
 }
 
 RESIDUAL_STREAM = {
-    "MEMORY.total = the sum of HOLDER bytes": ("total=12065144 ", "total=12065145 ", 39),
+    "MEMORY.total = the sum of HOLDER bytes": ("total=12065144 ", "total=12065145 ", 84),
     "STREAM.relative-error = STREAM.max-error / STREAM.max-stream": (
-        "relative-error=5.170217258781951e-16", "relative-error=5.2e-16", 13),
+        "relative-error=5.170217258781951e-16", "relative-error=5.2e-16", 58),
     "EARLY-EXIT.loss at threshold zero = EARLY-EXIT-CONFIG.full-loss": (
         "EARLY-EXIT threshold=0.0 mean-blocks=8.0 loss=1.2790590448861687",
-        "EARLY-EXIT threshold=0.0 mean-blocks=8.0 loss=1.28", 16),
+        "EARLY-EXIT threshold=0.0 mean-blocks=8.0 loss=1.28", 61),
     "LENS.residual ends at PRUNING.angular's first loss (nothing pruned)": (
-        "1.2790590448861687] plain=", "1.28] plain=", 14),
+        "1.2790590448861687] plain=", "1.28] plain=", 59),
+    "ARM median, low and high are those of its final-validation": (
+        "median=1.2616451137981413 low=1.2501150846867461 high=1.310552078386785 sum",
+        "median=1.2616451137981413 low=1.2401150846867461 high=1.310552078386785 sum", 12),
+    "BEST is each architecture's arm with the lowest median": (
+        "BEST curve=residual-prenorm-two arm=residual-prenorm-two-lr0.01-warmup0 lr=0.01",
+        "BEST curve=residual-prenorm-two arm=residual-prenorm-two-lr0.01-warmup0 lr=0.003", 37),
+    "SERIES are the ARM records of one architecture and warm-up": (
+        "lrs=[0.001,0.003,0.01] median=[1.4325948982951453,",
+        "lrs=[0.001,0.003,0.01] median=[1.5,", 44),
+    **{f"CLAIM[{key}].verdict follows its rule": (
+        f"CLAIM key={key} verdict={verdict}",
+        f"CLAIM key={key} verdict={'supports' if verdict != 'supports' else 'contradicts'}",
+        line) for key, verdict, line in (
+            ("deep-plain-fails", "supports", 53), ("depth-helps", "inconclusive", 54),
+            ("postnorm-needs-warmup", "qualifies", 55),
+            ("postnorm-tuned-better", "inconclusive", 56))},
 }
 
 BREAKS = {"residual-connections-v2": CHAPTER, "gradient-flow-v2": GRADIENT_FLOW,
-          "residual-stream-v2": RESIDUAL_STREAM}
+          "residual-stream-v3": RESIDUAL_STREAM}
 CASES = [(trace_id, text) for trace_id, breaks in BREAKS.items() for text in sorted(breaks)]
 
 

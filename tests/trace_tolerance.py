@@ -75,7 +75,7 @@ _RESIDUAL_STREAM = {
 }
 #: Each lab's tolerances off the reference numerics ("RECORD.key" or "RECORD.*": rtol, atol).
 OFF_REFERENCE: dict[str, Tolerances] = {"gradient-flow-v2": _GRADIENT_FLOW,
-                                        "residual-stream-v2": _RESIDUAL_STREAM}
+                                        "residual-stream-v3": _RESIDUAL_STREAM}
 
 
 def on_reference_numerics(text: str, schema: TraceSchema) -> bool:

@@ -9,7 +9,8 @@ Modules: ``errors`` (``LocatedError``, ``TraceError``, ``TracePathError``); ``fr
 ``schema`` (record declarations) and ``schemas/`` (one module per trace, and the labs'
 NUMERICS record); ``parser`` (text → ``Trace``); ``trace`` (``Trace``, ``TraceSet``);
 ``paths`` (value paths, one index per trace); ``writer`` (results → text, for the engine);
-``rules`` (the reader's rules and limits); ``files`` (the one atomic file write).
+``rules`` (the reader's rules and limits); ``claims`` (claims with the rules that decide
+them); ``files`` (the one atomic file write).
 """
 
 from tracefile.errors import LocatedError, TraceError, TracePathError, TraceWriteError

@@ -81,7 +81,7 @@ def parse_trace(data: str | bytes, path: str = "<trace>",
     check_frame(lines, path, found)
     walker = _Records(found, lines, path)
     trace = Trace(found, walker.parse(), text, path)
-    check_invariants(trace, walker.first_line)
+    check_invariants(trace, walker.first_line, walker.keyed_lines)
     return trace
 
 
@@ -98,15 +98,20 @@ def _parsed_again(text: str, path: str, trace_id: str) -> Trace:
 copyreg.pickle(Trace, _reduce_trace)
 
 
-def check_invariants(trace: Trace, lines: dict[str, int]) -> None:
-    """Raise TraceError at the first declared invariant the trace's values break."""
+def check_invariants(trace: Trace, lines: dict[str, int],
+                     keyed: dict[tuple[str, Any], int] | None = None) -> None:
+    """Raise TraceError at the first declared invariant the trace's values break, at the line
+    of its record (``KIND``: the first of that kind; ``KIND[key]``: that keyed record)."""
     for invariant in trace.schema.invariants:
         try:
             left, right = invariant.sides(trace.resolve)
         except (ArithmeticError, ValueError, TypeError, IndexError) as err:
             left, right = f"cannot be evaluated ({err})", "a value"
         if left != right or type(left) is not type(right):
-            raise TraceError(trace.path, lines.get(invariant.record),
+            kind, _, key = invariant.record.removesuffix("]").partition("[")
+            line = next((n for (k, value), n in (keyed or {}).items()
+                         if k == kind and str(value) == key), None) if key else None
+            raise TraceError(trace.path, line or lines.get(kind),
                              f"invariant {invariant.text} does not hold: the left side is "
                              f"{shorten(repr(left))}, the right side {shorten(repr(right))}")
 

@@ -21,7 +21,7 @@ from tracefile.values import trace_repr
 
 PATH_RE = re.compile(
     r"(?:(?P<trace>[a-z][a-z0-9-]{0,80}-v[1-9][0-9]{0,3}):)?"
-    r"(?P<kind>[A-Z][A-Z-]*)(?:\[(?P<key>[^\[\]]{1,40})\])?"
+    r"(?P<kind>[A-Z][A-Z-]*)(?:\[(?P<key>[^\[\]]{1,64})\])?"
     r"\.(?P<field>[a-z][a-z-]*)(?:\[(?P<index>0|[1-9][0-9]{0,8})\])?"
 )
 SYNTAX = "[TRACE-ID:]RECORD.key or [TRACE-ID:]RECORD[key-value].key, optionally followed by [index]"

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from tracefile.claims import Claim
+
 #: The value kinds of docs/trace.md ("Values").
 KINDS = ("int", "float", "vector", "shape", "bool", "name", "names", "word")
 TRACE_ID_RE = re.compile(r"(?P<name>[a-z][a-z0-9]*(?:-[a-z0-9]+)*)-v(?P<version>[1-9][0-9]{0,3})")
@@ -154,7 +156,7 @@ class Invariant:
 
     ``sides(value)`` receives the resolver of value paths and returns the two sides that must
     be equal (exactly: the engine computed both with the same float64 operations); ``record``
-    is the record whose line a violation is reported at.
+    is the record whose line a violation is reported at (``KIND`` or ``KIND[key]``).
     """
 
     text: str
@@ -177,6 +179,8 @@ class TraceSchema:
     title: str = ""
     doc: str = ""
     invariants: tuple[Invariant, ...] = ()
+    #: The claims its experiments decide (``tracefile.claims``), in the order pages list them.
+    claims: tuple[Claim, ...] = ()
     specs: dict[str, RecordSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

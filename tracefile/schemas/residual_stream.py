@@ -1,4 +1,4 @@
-"""``residual-stream-v2``: the decoder lab, "The residual stream in a small trained decoder".
+"""``residual-stream-v3``: the decoder lab, "The residual stream in a small trained decoder".
 
 One ``Key`` per traced value. ``source`` paths point into the engine's
 ``ResidualStreamResults`` (engine/experiments/residual_stream/results.py); the parser ignores
@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tracefile.claims import Evidence, evidence_from_trace, median
 from tracefile.schema import Invariant, Key, RecordSpec, TraceSchema
 from tracefile.schemas.numerics import NUMERICS
+from tracefile.schemas.stream_claims import CLAIMS
 
 Get = Callable[[str], Any]
 
@@ -45,14 +47,11 @@ _TRAINING = (
         Key("warmup", "int", doc="warm-up steps (none: the post-norm comparison needs none)"),
         Key("seed", "int", doc="seed of weights and batches"),
         Key("depths", "shape", doc="the depths compared (a list of ints)"),
-        Key("best-residual", "word", doc="the residual run with the lowest validation loss"),
-        Key("depth-helps", "word",
-            doc="yes: every deeper residual model ends lower; partly: some deeper one ends "
-                "lower than the shallowest; no: the shallowest is best"),
-        Key("postnorm-outcome", "word",
-            doc="the post-norm run without warm-up: diverged (loss not finite), stalled "
-                "(never below the unigram loss), worse or not-worse than pre-norm"),
-    ), source="training", doc="the trainability runs: one setting for every model"),
+        Key("seeds", "shape", doc="the seeds every arm of the grid ran"),
+        Key("lrs", "vector", doc="the peak learning rates of the pre-norm arms"),
+        Key("arm-names", "names", doc="every arm of the grid, in order"),
+    ), source="training",
+        doc="the training grid's settings; lr, warmup and seed pick the runs the analyses read"),
     RecordSpec("TRAINING", (
         Key("curve", "word", doc="variant, norm placement and depth in words"),
         Key("variant", "word", doc="residual (the stream adds each write) or plain"),
@@ -68,8 +67,62 @@ _TRAINING = (
         Key("sum-digit-loss", "float",
             doc="validation loss on the sum's digits alone, the tokens that need addition "
                 "(a perfect adder scores zero there)"),
+        Key("accuracy", "float",
+            doc="share of held-out problems whose whole sum is the most likely continuation"),
         Key("diverged", "bool", doc="a loss stopped being finite"),
-    ), source="training.runs", keyed_by="curve", doc="one trained model"),
+    ), source="training.runs", keyed_by="curve",
+        doc="one trained model of the lab's seed and learning rate, without warm-up"),
+    RecordSpec("ARM", (
+        Key("arm", "name", doc="the architecture, its peak learning rate and its warm-up"),
+        Key("curve", "word", doc="the architecture: variant, norm placement and depth"),
+        Key("variant", "word", doc="residual or plain"),
+        Key("norm", "word", doc="pre or post"), Key("depth", "int", doc="blocks"),
+        Key("lr", "float", doc="peak learning rate"), Key("warmup", "int", doc="warm-up steps"),
+        Key("seeds", "shape", doc="the seeds, in the order of the vectors below"),
+        Key("final-validation", "vector", doc="each seed's final validation loss"),
+        Key("median", "float", doc="their median"), Key("low", "float", doc="their least"),
+        Key("high", "float", doc="their largest"),
+        Key("sum-digit-loss", "vector", doc="each seed's loss on the sum's digits"),
+        Key("accuracy", "vector",
+            doc="each seed's share of held-out problems whose whole sum it predicts"),
+        Key("trained", "int", doc="seeds that ended below the format-only loss"),
+        Key("diverged", "int", doc="seeds whose loss stopped being finite"),
+        Key("flat", "bool",
+            doc="the median probe curve had levelled off: its last reading within a hundredth "
+                "of its reading a fifth of the run earlier"),
+        Key("eval-steps", "shape", doc="steps at which the validation probe was read"),
+        Key("curve-low", "vector", doc="the least validation-probe loss over seeds, per step"),
+        Key("curve-median", "vector", doc="the median over seeds, per step"),
+        Key("curve-high", "vector", doc="the largest over seeds, per step"),
+    ), source="training.arms", keyed_by="arm", doc="one arm of the training grid"),
+    RecordSpec("BEST", (
+        Key("curve", "word", doc="the architecture"),
+        Key("arm", "name", doc="its arm with the lowest median final validation loss"),
+        Key("lr", "float", doc="that arm's peak learning rate"),
+        Key("warmup", "int", doc="that arm's warm-up steps"),
+        Key("median", "float", doc="its median final validation loss over seeds"),
+        Key("low", "float", doc="the least"), Key("high", "float", doc="the largest"),
+        Key("accuracy", "float", doc="its median share of held-out sums predicted whole"),
+        Key("eval-steps", "shape", doc="steps at which the validation probe was read"),
+        Key("curve-low", "vector", doc="the least validation-probe loss over seeds, per step"),
+        Key("curve-median", "vector", doc="the median over seeds, per step"),
+        Key("curve-high", "vector", doc="the largest over seeds, per step"),
+    ), source="training.best", keyed_by="curve",
+        doc="each architecture at its best learning rate (and warm-up): a copy of that arm"),
+    RecordSpec("SERIES", (
+        Key("series", "name", doc="the architecture and its warm-up"),
+        Key("curve", "word", doc="the architecture"), Key("warmup", "int", doc="warm-up steps"),
+        Key("lrs", "vector", doc="its peak learning rates, in increasing order"),
+        Key("median", "vector", doc="median final validation loss over seeds at each rate"),
+        Key("low", "vector", doc="the least at each rate"),
+        Key("high", "vector", doc="the largest at each rate"),
+    ), source="training.series", keyed_by="series",
+        doc="one architecture and warm-up across the learning rates"),
+    RecordSpec("CLAIM", (
+        Key("key", "word", doc="the claim, declared with its words and rule in the trace contract"),
+        Key("verdict", "word", doc="supports, qualifies, contradicts or inconclusive"),
+    ), source="training.claims", keyed_by="key",
+        doc="a claim decided by its rule over the grid's arms"),
 )
 
 _STREAM = (
@@ -242,7 +295,58 @@ def _holders_total(get: Get) -> int:
     return sum(get(f"HOLDER[{h}].bytes") for h in HOLDERS)
 
 
+def _evidence(get: Get) -> Evidence:
+    return evidence_from_trace(get, get("TRAINING-CONFIG.arm-names"))
+
+
+def _spreads(get: Get) -> tuple[list[tuple[float, ...]], list[tuple[float, ...]]]:
+    arms = [f"ARM[{name}]" for name in get("TRAINING-CONFIG.arm-names")]
+    told = [(get(f"{a}.median"), get(f"{a}.low"), get(f"{a}.high")) for a in arms]
+    finals = [get(f"{a}.final-validation") for a in arms]
+    return told, [(median(f), min(f), max(f)) for f in finals]
+
+
+_COPIED = ("lr", "warmup", "median", "low", "high", "eval-steps", "curve-low", "curve-median",
+           "curve-high")
+
+
+def _best(get: Get) -> tuple[list[Any], list[Any]]:
+    evidence = _evidence(get)
+    named = {get(f"ARM[{a.arm}].curve"): (a.variant, a.norm, a.depth) for a in evidence.arms}
+    told, want = [], []
+    for curve, key in named.items():
+        arm = evidence.best(*key).arm
+        told += [get(f"BEST[{curve}].arm"), get(f"BEST[{curve}].accuracy")]
+        want += [arm, median(get(f"ARM[{arm}].accuracy"))]
+        told += [get(f"BEST[{curve}].{name}") for name in _COPIED]
+        want += [get(f"ARM[{arm}].{name}") for name in _COPIED]
+    return told, want
+
+
+def _series(get: Get) -> tuple[list[Any], list[Any]]:
+    told, want = [], []
+    arms = [f"ARM[{name}]" for name in get("TRAINING-CONFIG.arm-names")]
+    for line in dict.fromkeys((get(f"{a}.curve"), get(f"{a}.warmup")) for a in arms):
+        mine = sorted((a for a in arms if (get(f"{a}.curve"), get(f"{a}.warmup")) == line),
+                      key=lambda a: get(f"{a}.lr"))
+        series = f"SERIES[{line[0]}-warmup{line[1]}]"
+        told += [get(f"{series}.{name}") for name in ("lrs", "median", "low", "high")]
+        want += [tuple(get(f"{a}.{name}") for a in mine)
+                 for name in ("lr", "median", "low", "high")]
+    return told, want
+
+
+def _verdict(key: str, decide: Callable[[Evidence], str]) -> Callable[[Get], tuple[str, str]]:
+    return lambda get: (get(f"CLAIM[{key}].verdict"), decide(_evidence(get)))
+
+
 INVARIANTS = (
+    Invariant("ARM median, low and high are those of its final-validation", "ARM", _spreads),
+    Invariant("BEST is each architecture's arm with the lowest median", "BEST", _best),
+    Invariant("SERIES are the ARM records of one architecture and warm-up", "SERIES", _series),
+    *(Invariant(f"CLAIM[{c.key}].verdict follows its rule", f"CLAIM[{c.key}]",
+                _verdict(c.key, c.decide))
+      for c in CLAIMS),
     Invariant("MEMORY.total = the sum of HOLDER bytes", "MEMORY",
               lambda get: (get("MEMORY.total"), _holders_total(get))),
     Invariant("STREAM.relative-error = STREAM.max-error / STREAM.max-stream", "STREAM",
@@ -255,9 +359,9 @@ INVARIANTS = (
 )
 
 SCHEMA = TraceSchema(
-    "residual-stream", 2, RECORDS, "engine.experiments.residual_stream:residual_stream_results",
+    "residual-stream", 3, RECORDS, "engine.experiments.residual_stream:residual_stream_results",
     title="The residual stream in a small trained decoder",
     doc="the decoder lab: trainability, the stream as a sum, the logit lens and early exit, "
         "lesions and pruning, quantization, half precision, cost, projection shortcuts",
-    invariants=INVARIANTS,
+    invariants=INVARIANTS, claims=CLAIMS,
 )

@@ -1,7 +1,8 @@
 """The decoder lab, "The residual stream in a small trained decoder": experiments whose
-results are trace ``residual-stream-v2`` (declared in tracefile/schemas/residual_stream.py).
+results are trace ``residual-stream-v3`` (declared in tracefile/schemas/residual_stream.py).
 
-Modules: ``training`` (zero, the corpus's facts; one, which decoders train), ``stream`` (two,
+Modules: ``training`` (zero, the corpus's facts; one, which decoders train, over a grid whose
+cells ``cells`` trains), ``stream`` (two,
 the stream is a sum; three, the logit lens and early exit), ``surgery`` (four, lesions and
 pruning), ``quantization`` (five), ``precision`` (six, half-precision formats), ``cost``
 (seven, arithmetic and the tape's memory), ``projection`` (eight, projection shortcuts);

@@ -1,4 +1,4 @@
-"""All of the residual-stream lab at once: the producer of trace ``residual-stream-v2``.
+"""All of the residual-stream lab at once: the producer of trace ``residual-stream-v3``.
 
 Contract: `residual_stream_results()` trains the lab's decoders once (experiment 1) and runs
 every analysis on them with the default configurations and the lab's seed, returning one

@@ -1,34 +1,34 @@
 """Experiments 0 and 1: the corpus's facts, and which decoders train on it.
 
 Contract: `corpus_facts` reads the arithmetic corpus (engine/data) and its reference losses.
-`trainability` trains, with `engine.models.train.train` and one `DecoderTrainingConfig`, a residual
-and a plain pre-norm decoder at every depth, then a residual post-norm decoder at the deepest
-depth; every run uses the same width, steps, batch, learning rate and schedule, with no
-warm-up (so the deepest residual run is also the pre-norm run without warm-up that the
-post-norm run is compared with). Each `Run` holds the validation-loss curve (a fixed probe of
-validation sequences, every ``eval_every`` steps), the training-loss curve, the final losses
-on the whole validation split, and the loss on the sum's digits alone (a diagnostic: the
-only tokens that need addition). The trained models ride along (not traced) for the
-analyses. Verdict words say whether depth helped and how post-norm fared.
+`trainability` trains a grid (`engine.experiments.grid`, each cell cached on its own): residual
+and plain pre-norm decoders at every depth and learning rate, and residual post-norm decoders
+at the deepest depth for each (learning rate, warm-up) arm, every arm over the same seeds and
+with one `DecoderTrainingConfig` otherwise. Each arm is summarised over its seeds (`Arm`), the
+claims of ``tracefile.schemas.stream_claims`` are decided on them, and the runs of the lab's
+seed at the lab's learning rate without warm-up (`Run`, with its trained model) are what the
+analyses read. A cell's losses are the validation-loss curve on a fixed probe, the training
+curve, the final losses, the loss on the sum's digits and the share of held-out problems
+whose whole sum the model predicts (each digit the most likely token after the true prefix).
 """
 
 from __future__ import annotations
 
-import itertools
+import functools
+import statistics
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from engine.data import ArithmeticCorpus
-from engine.experiments.residual_stream.common import (
-    LabProgress,
-    Vector,
-    readout,
-    token_losses,
-    walk,
-)
-from engine.models import Decoder, DecoderConfig
-from engine.models.train import TrainConfig, train
+from engine.experiments import grid
+from engine.experiments.residual_stream import cells as cell_module
+from engine.experiments.residual_stream.cells import Setting, TrainingCell, load_model, train_cell
+from engine.experiments.residual_stream.common import LabProgress, Vector
+from engine.models import Decoder
+from tracefile.claims import ArmEvidence, Evidence
+from tracefile.schemas.stream_claims import CLAIMS
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,9 @@ def corpus_facts(corpus: ArithmeticCorpus) -> CorpusFacts:
 
 @dataclass(frozen=True)
 class DecoderTrainingConfig:
+    """The grid's settings; ``lr``, ``warmup`` and ``lab_seed`` pick the runs the analyses
+    read (and must be in the grid)."""
+
     width: int = 32
     heads: int = 4
     mlp_ratio: int = 2
@@ -70,18 +73,27 @@ class DecoderTrainingConfig:
     eval_every: int = 20
     eval_sequences: int = 32
     curve_points: int = 25
+    seeds: tuple[int, ...] = (24, 25, 26, 27, 28)
+    lrs: tuple[float, ...] = (1e-3, 3e-3, 1e-2)
+    #: Post-norm's (learning rate, warm-up steps) arms at the deepest depth.
+    postnorm_arms: tuple[tuple[float, int], ...] = (
+        (1e-2, 0), (1e-2, 40), (1e-2, 100), (3e-3, 0), (3e-3, 100), (1e-3, 0), (1e-3, 100))
 
-    def train_config(self, seed: int) -> TrainConfig:
-        return TrainConfig(steps=self.steps, batch_size=self.batch, lr=self.lr,
-                           warmup=self.warmup, min_lr_ratio=self.min_lr_ratio,
-                           clip_norm=self.clip, eval_every=self.eval_every,
-                           eval_sequences=self.eval_sequences,
-                           curve_points=self.curve_points, seed=seed)
+    def setting(self) -> Setting:
+        return Setting(self.width, self.heads, self.mlp_ratio, self.steps, self.batch,
+                       self.min_lr_ratio, self.clip, self.eval_every, self.eval_sequences,
+                       self.curve_points)
+
+    def cells(self) -> list[TrainingCell]:
+        arms = [(v, "pre", d, lr, 0) for v in ("residual", "plain") for d in self.depths
+                for lr in self.lrs]
+        arms += [("residual", "post", max(self.depths), lr, w) for lr, w in self.postnorm_arms]
+        return [TrainingCell(self.setting(), *arm, seed) for arm in arms for seed in self.seeds]
 
 
 @dataclass(frozen=True)
 class Run:
-    """One trained model: curves and final losses (nats per token)."""
+    """One trained model of the lab's seed and learning rate: curves and final losses."""
 
     curve: str
     variant: str
@@ -95,8 +107,74 @@ class Run:
     final_validation: float
     final_train: float
     sum_digit_loss: float
+    accuracy: float
     diverged: bool
     model: Decoder = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm of the grid over its seeds: each seed's final losses and the curves' spread."""
+
+    arm: str
+    curve: str
+    variant: str
+    norm: str
+    depth: int
+    lr: float
+    warmup: int
+    seeds: tuple[int, ...]
+    final_validation: Vector
+    median: float
+    low: float
+    high: float
+    sum_digit_loss: Vector
+    accuracy: Vector
+    trained: int
+    diverged: int
+    flat: bool
+    eval_steps: tuple[int, ...]
+    curve_low: Vector
+    curve_median: Vector
+    curve_high: Vector
+
+
+@dataclass(frozen=True)
+class Verdict:
+    key: str
+    verdict: str
+
+
+@dataclass(frozen=True)
+class Best:
+    """An architecture's best learning rate (and warm-up): its arm with the lowest median,
+    with that arm's spread and curves."""
+
+    curve: str
+    arm: str
+    lr: float
+    warmup: int
+    median: float
+    low: float
+    high: float
+    accuracy: float  # the median over seeds
+    eval_steps: tuple[int, ...]
+    curve_low: Vector
+    curve_median: Vector
+    curve_high: Vector
+
+
+@dataclass(frozen=True)
+class RateSweep:
+    """One architecture at one warm-up across the learning rates: final validation loss."""
+
+    series: str
+    curve: str
+    warmup: int
+    lrs: Vector
+    median: Vector
+    low: Vector
+    high: Vector
 
 
 @dataclass(frozen=True)
@@ -110,80 +188,101 @@ class Trainability:
     warmup: int
     seed: int
     depths: tuple[int, ...]
+    seeds: tuple[int, ...]
+    lrs: tuple[float, ...]
+    arm_names: tuple[str, ...]
     runs: tuple[Run, ...]
-    best_residual: str
-    depth_helps: str
-    postnorm_outcome: str
+    arms: tuple[Arm, ...]
+    best: tuple[Best, ...]
+    series: tuple[RateSweep, ...]
+    claims: tuple[Verdict, ...]
 
     def run(self, curve: str) -> Run:
         return next(r for r in self.runs if r.curve == curve)
 
 
-def sum_digit_loss(model: Decoder, corpus: ArithmeticCorpus) -> float:
-    """Validation loss on the sum's digits only (the tokens that need the addition)."""
-    inputs, targets = corpus.fixed_sequences("validation")
-    losses = token_losses(readout(model, walk(model, inputs)[-1]), targets)
-    digits = corpus.config.digits
-    place = np.arange(targets.shape[1]) % corpus.problem_length
-    return float(np.mean(losses[:, (place >= 2 * digits + 2) & (place <= 3 * digits + 2)]))
-
-
-def train_one(corpus: ArithmeticCorpus, config: DecoderTrainingConfig, seed: int, variant: str,
-              norm: str, depth: int) -> Run:
-    model_config = DecoderConfig(vocab_size=corpus.tokenizer.vocab_size,
-                                 context=corpus.sequence_length, width=config.width,
-                                 depth=depth, heads=config.heads, mlp_ratio=config.mlp_ratio,
-                                 variant=variant, norm=norm, seed=seed)
-    with np.errstate(over="ignore", invalid="ignore"):
-        result = train(corpus, model_config, config.train_config(seed))
-    losses = (*result.eval_loss, *result.curve_loss, result.final_validation_loss)
-    name = f"{variant}-{norm}norm-{_word(depth)}"
-    return Run(name, variant, norm, depth, result.parameter_count, result.eval_steps,
-               result.eval_loss, result.curve_steps, result.curve_loss,
-               result.final_validation_loss, result.final_train_loss,
-               sum_digit_loss(result.model, corpus), not bool(np.all(np.isfinite(losses))),
-               result.model)
-
-
 def trainability(corpus: ArithmeticCorpus, seed: int, config: DecoderTrainingConfig,
                  progress: LabProgress | None = None, number: int = 1) -> Trainability:
-    """Residual and plain at every depth, then post-norm at the deepest; see the docstring."""
-    plan = [(v, "pre", d) for v in ("residual", "plain") for d in config.depths]
-    plan.append(("residual", "post", max(config.depths)))
-    runs = []
-    for variant, norm, depth in plan:
-        if progress is not None:
-            progress(number, f"training {variant} {norm}-norm depth {depth}, "
-                             f"{config.steps} steps")
-        runs.append(train_one(corpus, config, seed, variant, norm, depth))
-    return _verdict(corpus, config, seed, tuple(runs))
-
-
-def _verdict(corpus: ArithmeticCorpus, config: DecoderTrainingConfig, seed: int,
-             runs: tuple[Run, ...]) -> Trainability:
-    residual = [r for r in runs if r.variant == "residual" and r.norm == "pre"]
-    best = min(residual, key=lambda r: r.final_validation)
-    deepest = residual[-1]
-    shallowest = residual[0]
-    # "yes": every deeper residual model ends below every shallower one.
-    finals = [r.final_validation for r in residual]
-    helps = "yes" if all(a > b for a, b in itertools.pairwise(finals)) else (
-        "partly" if deepest.final_validation < shallowest.final_validation
-        or best is not shallowest else "no")
-    post = runs[-1]
-    if post.diverged:
-        outcome = "diverged"
-    elif post.final_validation >= corpus.reference_losses.unigram - 0.01:
-        outcome = "stalled"
-    else:
-        outcome = "worse" if post.final_validation > deepest.final_validation else "not-worse"
+    """The grid, its arms, the claims' verdicts and the lab's runs (see the module doc)."""
+    cells = config.cells()
+    if progress is not None:
+        progress(number, f"training grid: {len(cells)} runs of {config.steps} steps "
+                         f"({len({c.arm for c in cells})} arms, {len(config.seeds)} seeds)")
+    code = [Path(cell_module.__file__), Path(cell_module.__file__).with_name("common.py")]
+    results = grid.run_grid(cells, functools.partial(train_cell, corpus), code,
+                            progress.stream if progress else None, "residual-stream grid")
+    by_cell = dict(zip(cells, results, strict=True))
+    arms = tuple(_arm([c for c in cells if c.arm == name], by_cell, corpus)
+                 for name in dict.fromkeys(c.arm for c in cells))
+    runs = tuple(_run(corpus, cell, by_cell[cell]) for cell in cells
+                 if (cell.seed, cell.lr, cell.warmup) == (seed, config.lr, config.warmup))
+    evidence = Evidence(tuple(ArmEvidence(a.arm, a.variant, a.norm, a.depth, a.lr, a.warmup,
+                                          a.final_validation) for a in arms),
+                        corpus.reference_losses.unigram, corpus.reference_losses.format_only)
+    named = {a.arm: a for a in arms}
+    best = tuple(_best(named[evidence.best(*key).arm]) for key in dict.fromkeys(
+        (a.variant, a.norm, a.depth) for a in arms))
+    claims = tuple(Verdict(claim.key, claim.decide(evidence)) for claim in CLAIMS)
     return Trainability(config.width, config.heads, config.width * config.mlp_ratio,
                         config.steps, config.batch, config.lr, config.warmup, seed,
-                        config.depths, runs, best.curve, helps, outcome)
+                        config.depths, config.seeds, config.lrs, tuple(a.arm for a in arms),
+                        runs, arms, best, _series(arms), claims)
 
 
-def _word(number: int) -> str:
-    """A depth as a word (keys of the trace may hold no digits)."""
-    words = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-             "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen")
-    return words[number] if number < len(words) else "many"
+#: A curve is flat when its last reading is within this share of its reading a fifth of the
+#: run earlier.
+FLAT_SHARE = 0.01
+
+
+def is_flat(curve: Vector) -> bool:
+    """Whether training had levelled off (see ``FLAT_SHARE``)."""
+    earlier = curve[-1 - max(1, round(len(curve) / 5))] if len(curve) > 1 else curve[0]
+    return earlier - curve[-1] < FLAT_SHARE * curve[-1]
+
+
+def _best(arm: Arm) -> Best:
+    return Best(arm.curve, arm.arm, arm.lr, arm.warmup, arm.median, arm.low, arm.high,
+                statistics.median(arm.accuracy), arm.eval_steps, arm.curve_low,
+                arm.curve_median, arm.curve_high)
+
+
+def _series(arms: tuple[Arm, ...]) -> tuple[RateSweep, ...]:
+    found = []
+    for curve, warmup in dict.fromkeys((a.curve, a.warmup) for a in arms):
+        line = sorted((a for a in arms if (a.curve, a.warmup) == (curve, warmup)),
+                      key=lambda a: a.lr)
+        found.append(RateSweep(f"{curve}-warmup{warmup}", curve, warmup,
+                            tuple(a.lr for a in line), tuple(a.median for a in line),
+                            tuple(a.low for a in line), tuple(a.high for a in line)))
+    return tuple(found)
+
+
+def _arm(cells: list[TrainingCell], results: dict[TrainingCell, dict[str, np.ndarray]],
+         corpus: ArithmeticCorpus) -> Arm:
+    first = cells[0]
+    got = [results[cell] for cell in cells]
+    finals = tuple(float(r["final_validation"]) for r in got)
+    curves = np.array([r["validation"] for r in got])
+    format_only = corpus.reference_losses.format_only
+    return Arm(first.arm, first.curve, first.variant, first.norm, first.depth, first.lr,
+               first.warmup, tuple(c.seed for c in cells), finals,
+               statistics.median(finals), min(finals), max(finals),
+               tuple(float(r["sum_digit_loss"]) for r in got),
+               tuple(float(r["accuracy"]) for r in got),
+               sum(f < format_only for f in finals), sum(bool(r["diverged"]) for r in got),
+               is_flat(tuple(float(v) for v in np.median(curves, axis=0))),
+               tuple(int(s) for s in got[0]["eval_steps"]),
+               tuple(float(v) for v in curves.min(axis=0)),
+               tuple(float(v) for v in np.median(curves, axis=0)),
+               tuple(float(v) for v in curves.max(axis=0)))
+
+
+def _run(corpus: ArithmeticCorpus, cell: TrainingCell, result: dict[str, np.ndarray]) -> Run:
+    return Run(cell.curve, cell.variant, cell.norm, cell.depth, int(result["parameters"]),
+               tuple(int(s) for s in result["eval_steps"]),
+               tuple(float(v) for v in result["validation"]),
+               tuple(int(s) for s in result["train_steps"]),
+               tuple(float(v) for v in result["train_loss"]),
+               float(result["final_validation"]), float(result["final_train"]),
+               float(result["sum_digit_loss"]), float(result["accuracy"]),
+               bool(result["diverged"]), load_model(corpus, cell, result))

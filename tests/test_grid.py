@@ -1,0 +1,100 @@
+"""The training grid (engine/experiments/grid.py): parallel and serial runs agree, each cell
+is cached on its own under a key of its settings and the engine's code, and a damaged entry
+is trained again."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.experiments import grid
+
+
+@dataclass(frozen=True)
+class Cell:
+    arm: str
+    seed: int
+
+
+def square(cell: Cell) -> dict[str, np.ndarray]:
+    """A stand-in for training: deterministic in the cell, and it counts its calls."""
+    calls = Path(grid.os.environ["GRID_TEST_CALLS"])
+    with calls.open("a") as handle:
+        handle.write(f"{cell.arm}:{cell.seed}\n")
+    return {"value": np.array(cell.seed ** 2 + 0.5), "curve": np.arange(cell.seed, dtype=float)}
+
+
+CELLS = [Cell(arm, seed) for arm in ("a", "b") for seed in (1, 2, 3)]
+
+
+@pytest.fixture
+def calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "calls.txt"
+    path.touch()
+    monkeypatch.setenv("GRID_TEST_CALLS", str(path))
+    return path
+
+
+def test_results_come_in_the_cells_order_and_each_arm_reports_once(calls, monkeypatch) -> None:
+    monkeypatch.delenv(grid.CACHE_VARIABLE, raising=False)
+    said = io.StringIO()
+    results = grid.run_grid(CELLS, square, [], said, "test grid")
+    assert [float(r["value"]) for r in results] == [c.seed ** 2 + 0.5 for c in CELLS]
+    assert len(calls.read_text().splitlines()) == len(CELLS)
+    lines = said.getvalue().splitlines()
+    assert sorted(line.split(",")[0] for line in lines) == ["test grid: a", "test grid: b"]
+    assert all("3 seeds (0 cached" in line for line in lines)
+
+
+def test_a_serial_run_gives_the_same_results(calls, monkeypatch) -> None:
+    monkeypatch.delenv(grid.CACHE_VARIABLE, raising=False)
+    parallel = grid.run_grid(CELLS, square, [])
+    monkeypatch.setattr(grid.os, "sched_getaffinity", lambda pid: {0})
+    serial = grid.run_grid(CELLS, square, [])
+    for one, other in zip(parallel, serial, strict=True):
+        assert one.keys() == other.keys()
+        assert all(np.array_equal(one[k], other[k]) for k in one)
+
+
+def test_cached_cells_are_not_run_again_and_give_the_same_bits(calls, tmp_path,
+                                                                monkeypatch) -> None:
+    monkeypatch.setenv(grid.CACHE_VARIABLE, str(tmp_path / "cells"))
+    first = grid.run_grid(CELLS, square, [])
+    said = io.StringIO()
+    again = grid.run_grid(CELLS, square, [], said)
+    assert len(calls.read_text().splitlines()) == len(CELLS)  # nothing ran the second time
+    assert "3 seeds (3 cached" in said.getvalue()
+    for one, other in zip(first, again, strict=True):
+        assert all(np.array_equal(one[k], other[k]) for k in one)
+
+
+def test_one_changed_cell_runs_alone(calls, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv(grid.CACHE_VARIABLE, str(tmp_path / "cells"))
+    grid.run_grid(CELLS, square, [])
+    grid.run_grid([*CELLS[:-1], Cell("b", 4)], square, [])
+    assert calls.read_text().splitlines()[len(CELLS):] == ["b:4"]
+
+
+def test_editing_the_code_a_cell_runs_trains_it_again(calls, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv(grid.CACHE_VARIABLE, str(tmp_path / "cells"))
+    source = tmp_path / "training.py"
+    source.write_text("STEPS = 1\n")
+    grid.run_grid(CELLS[:1], square, [source])
+    source.write_text("STEPS = 2\n")
+    grid.run_grid(CELLS[:1], square, [source])
+    assert len(calls.read_text().splitlines()) == 2
+
+
+def test_a_damaged_entry_is_trained_again(calls, tmp_path, monkeypatch) -> None:
+    folder = tmp_path / "cells"
+    monkeypatch.setenv(grid.CACHE_VARIABLE, str(folder))
+    grid.run_grid(CELLS[:1], square, [])
+    (entry,) = folder.rglob("*.npz")
+    entry.write_bytes(entry.read_bytes()[:40])
+    (result,) = grid.run_grid(CELLS[:1], square, [])
+    assert float(result["value"]) == 1.5
+    assert len(calls.read_text().splitlines()) == 2
