@@ -4,10 +4,16 @@ traced, and a position is not a measurement.
 
 Contract: ``number_words(n)`` spells ``0 <= n < 1_000_000`` ("zero", "twelve", "sixty-four",
 "one hundred and five", "ten thousand", "two thousand and five"); anything else is a
-ValueError.
+ValueError. ``verdict_term(word)`` and ``claim_rule(claim)`` render a verdict word where a page
+defines it and a claim's declared rule: the only ways a page shows a verdict word that is not
+a traced value (the audit accepts exactly these renderings).
 """
 
 from __future__ import annotations
+
+from markupsafe import Markup
+
+from tracefile.claims import VERDICTS, Claim
 
 ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
         "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
@@ -32,3 +38,16 @@ def number_words(n: int) -> str:
         return TENS[tens] + (f"-{ONES[ones]}" if ones else "")
     hundreds, rest = divmod(n, 100)
     return f"{ONES[hundreds]} hundred" + (f" and {number_words(rest)}" if rest else "")
+
+
+def verdict_term(word: str) -> Markup:
+    """A verdict word where the page defines the vocabulary, not where it gives a verdict."""
+    if word not in VERDICTS:
+        raise ValueError(f"verdict_term: {word!r} is not one of {', '.join(VERDICTS)}")
+    return Markup('<dfn class="verdict-term">{}</dfn>').format(word)
+
+
+def claim_rule(claim: Claim) -> Markup:
+    """A claim's rule as declared in the trace contract."""
+    return Markup('<span class="claim-rule" data-claim="{}">{}</span>').format(claim.key,
+                                                                              claim.rule)

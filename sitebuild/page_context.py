@@ -19,7 +19,7 @@ from markupsafe import Markup
 
 from diagrams.format import traced
 from diagrams.svg import NARROW
-from diagrams.words import number_words
+from diagrams.words import claim_rule, number_words, verdict_term
 from sitebuild.citations import Reference, pinned, render_citation, render_pin
 from sitebuild.paths import trace_url
 from sitebuild.templates import PageError, fenced
@@ -69,6 +69,8 @@ class PageContext:
             "learner_report": self.learner_report,
             "explorer": self.explorer,
             "number_words": number_words,
+            "verdict_term": verdict_term,
+            "claim_rule": claim_rule,
             "trace_rules": trace_rules,
             "wrappable": wrappable,
             "cite": lambda key: render_citation(self.references, key),

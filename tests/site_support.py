@@ -39,7 +39,9 @@ from paths import GOLDEN_REPORT, GOLDEN_TRACE, ROOT
 
 from tracefile import SCHEMAS, TraceSet, load_trace
 
-BUILD_TIMEOUT = 300
+#: The first build of a session trains the labs' grids (about nine minutes on the reference
+#: machine); the later ones read the session's cell cache.
+BUILD_TIMEOUT = 1500
 #: Left out of a project copy: outputs, caches, the virtualenv, the tests themselves.
 IGNORED = shutil.ignore_patterns("build", "site", ".git", ".venv", "node_modules", "tests",
                                  "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis",

@@ -48,5 +48,5 @@ def test_the_audit_accepts_only_versions_rendered_from_the_lock(trace: Trace) ->
     assert audit_page("building.html", article(f"MkDocs {real}"), trace) == []
     forged = real.replace(pinned(ROOT, "mkdocs"), "9.9.9")
     findings = audit_page("building.html", article(f"MkDocs {forged}"), trace)
-    assert findings and "not rendered from the bibliography (mkdocs.yml) or the lock" in str(
+    assert findings and "not rendered by the site (from mkdocs.yml, requirements/lock.txt" in str(
         findings[0])

@@ -1,14 +1,18 @@
 """The claims' rules (tracefile/claims.py, tracefile/schemas/stream_claims.py): each verdict
-each rule can give, reached from made-up grids, and every claim declared with words a page
-can show."""
+each rule can give, reached from made-up values, and every claim declared with words a page
+can show. A rule reads values by their trace paths, so the made-up values are served the same
+way (``resolver``)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
-from tracefile.claims import VERDICTS, ArmEvidence, Evidence
+from tracefile.claims import VERDICTS, ArmEvidence
+from tracefile.schemas import stream_claims as rules
 from tracefile.schemas.stream_claims import (
     CLAIMS,
     deep_plain_fails,
@@ -18,6 +22,7 @@ from tracefile.schemas.stream_claims import (
 )
 
 UNIGRAM, FORMAT_ONLY = 2.5, 2.0
+TRAINING = [claim for claim in CLAIMS if claim.section in ("trainability", "norm-placement")]
 
 
 def arm(variant: str, norm: str, depth: int, lr: float, finals: tuple[float, ...],
@@ -26,8 +31,20 @@ def arm(variant: str, norm: str, depth: int, lr: float, finals: tuple[float, ...
                        warmup, finals)
 
 
-def evidence(*arms: ArmEvidence) -> Evidence:
-    return Evidence(arms, UNIGRAM, FORMAT_ONLY)
+def resolver(values: dict[str, Any]) -> Callable[[str], Any]:
+    """``get`` over made-up values; a path it does not hold fails the test loudly."""
+    return lambda path: values[path]
+
+
+def evidence(*arms: ArmEvidence) -> Callable[[str], Any]:
+    """A training grid of ``arms`` as a trace would hold it."""
+    values: dict[str, Any] = {"TRAINING-CONFIG.arm-names": tuple(a.arm for a in arms),
+                              "CORPUS.unigram": UNIGRAM, "CORPUS.format-only": FORMAT_ONLY}
+    for a in arms:
+        values.update({f"ARM[{a.arm}].{key}": value for key, value in (
+            ("variant", a.variant), ("norm", a.norm), ("depth", a.depth), ("lr", a.lr),
+            ("warmup", a.warmup), ("final-validation", a.finals))})
+    return resolver(values)
 
 
 def spread(centre: float) -> tuple[float, ...]:
@@ -52,7 +69,7 @@ def test_deep_plain_fails(plain, residual, other, verdict) -> None:
     assert deep_plain_fails(evidence(*plain_and_residual(plain, residual, other))) == verdict
 
 
-def depths(*centres: float) -> Evidence:
+def depths(*centres: float) -> Callable[[str], Any]:
     return evidence(*(arm("residual", "pre", depth, 0.01, spread(centre))
                       for depth, centre in zip((2, 4, 8), centres, strict=False)))
 
@@ -65,7 +82,7 @@ def test_depth_helps(centres, verdict) -> None:
     assert depth_helps(depths(*centres)) == verdict
 
 
-def postnorm(bare: float, warm: float, slow: float, pre: float = 1.3) -> Evidence:
+def postnorm(bare: float, warm: float, slow: float, pre: float = 1.3) -> Callable[[str], Any]:
     return evidence(arm("residual", "pre", 8, 0.01, spread(pre)),
                     arm("residual", "post", 8, 0.01, spread(bare)),
                     arm("residual", "post", 8, 0.01, spread(warm), warmup=100),
@@ -96,10 +113,51 @@ def test_every_claim_is_declared_once_with_words_a_page_can_show() -> None:
         assert re.fullmatch(r"[a-z][a-z-]*", claim.key) and re.fullmatch(r"[a-z-]+",
                                                                           claim.section)
         assert not re.search(r"[0-9]", claim.words + claim.rule), claim.key
-        assert claim.decide(evidence()) == "inconclusive"  # nothing to compare
+    for claim in TRAINING:
+        assert claim.decide(evidence()) == "inconclusive"  # no arm to compare
 
 
 def test_a_rule_gives_only_the_four_verdicts() -> None:
     grids = [depths(1.5, 1.3, 1.1), postnorm(2.5, 1.3, 2.5),
              evidence(*plain_and_residual(2.5, 1.2))]
-    assert {claim.decide(grid) for claim in CLAIMS for grid in grids} <= set(VERDICTS)
+    assert {claim.decide(grid) for claim in TRAINING for grid in grids} <= set(VERDICTS)
+
+
+@pytest.mark.parametrize(("rule", "values", "verdict"), [
+    (rules.stream_is_sum, {"STREAM.exact-in-order": False}, "contradicts"),
+    (rules.blocks_nudge, {"STREAM.write-over-stream": (0.1, 0.2)}, "supports"),
+    (rules.blocks_nudge, {"STREAM.write-over-stream": (2.0, 0.2)}, "qualifies"),
+    (rules.blocks_nudge, {"STREAM.write-over-stream": (2.0, 0.6)}, "contradicts"),
+    (rules.lens_improves, {"LENS.residual": (3.0, 2.0, 1.0)}, "supports"),
+    (rules.lens_improves, {"LENS.residual": (3.0, 1.0, 2.0)}, "qualifies"),
+    (rules.lens_improves, {"LENS.residual": (1.0, 2.0)}, "contradicts"),
+    (rules.angular_pruning, {"PRUNING.angular-beats-last": 0, "PRUNING.depth": 4},
+     "contradicts"),
+    (rules.angular_pruning, {"PRUNING.angular-beats-last": 3, "PRUNING.depth": 4}, "supports"),
+    (rules.stream_dominates_memory, {"MEMORY.activation-stream-share": 0.4}, "qualifies"),
+    (rules.add_is_cheap, {"FLOPS[lab].add-share": 0.2, "FLOPS[realistic].add-share": 0.0},
+     "contradicts"),
+    (rules.bad_shortcut_attenuates, {"SHORTCUT[badly-scaled].ratio": 0.3,
+                                     "SHORTCUT[random].ratio": 0.5}, "qualifies"),
+])
+def test_analysis_rules(rule, values, verdict) -> None:
+    assert rule(resolver(values)) == verdict
+
+
+def exits(*points: tuple[float, float]) -> Callable[[str], Any]:
+    """Early exit on an eight-block model of loss one: (mean blocks, loss) per threshold."""
+    values: dict[str, Any] = {"EARLY-EXIT-CONFIG.depth": 8, "EARLY-EXIT-CONFIG.full-loss": 1.0,
+                              "EARLY-EXIT-CONFIG.thresholds": tuple(
+                                  0.1 * (i + 1) for i in range(len(points)))}
+    for i, (blocks, loss) in enumerate(points):
+        values[f"EARLY-EXIT[{0.1 * (i + 1)!r}].mean-blocks"] = blocks
+        values[f"EARLY-EXIT[{0.1 * (i + 1)!r}].loss"] = loss
+    return resolver(values)
+
+
+@pytest.mark.parametrize(("points", "verdict"), [
+    (((7.0, 1.005),), "supports"), (((7.9, 1.005), (7.0, 1.5)), "qualifies"),
+    (((8.0, 1.0), (7.0, 1.5)), "contradicts"),
+])
+def test_early_exit_rule(points, verdict) -> None:
+    assert rules.early_exit_saves(exits(*points)) == verdict

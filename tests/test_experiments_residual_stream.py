@@ -38,8 +38,6 @@ from engine.experiments.residual_stream.training import (
     trainability,
 )
 from engine.models import Decoder, DecoderConfig
-from tracefile.claims import VERDICTS
-from tracefile.schemas.stream_claims import CLAIMS
 
 SMALL = dict(width=8, depth=3, heads=2, mlp_ratio=2, seed=5)
 TINY_TRAINING = DecoderTrainingConfig(width=8, heads=2, mlp_ratio=2, depths=(1, 2), steps=4,
@@ -221,8 +219,6 @@ def test_tiny_trainability_and_corpus_facts(corpus, monkeypatch) -> None:
         assert all(lo <= hi for lo, hi in zip(arm.curve_low, arm.curve_high, strict=True))
     lab = next(a for a in result.arms if a.arm == "residual-prenorm-two-lr0.01-warmup0")
     assert result.run("residual-prenorm-two").final_validation == lab.final_validation[0]
-    assert {v.key for v in result.claims} == {c.key for c in CLAIMS}
-    assert all(v.verdict in VERDICTS for v in result.claims)
     best = {b.curve: b for b in result.best}
     assert best["residual-postnorm-two"].median == min(
         a.median for a in result.arms if a.curve == "residual-postnorm-two")

@@ -209,7 +209,7 @@ def test_citation_not_from_the_bibliography_is_audited(trace: Trace, old: str,
     tampered = CITATION.replace(old, new, 1)
     findings = audit(trace, f"<p>{tampered}</p>")
     assert findings, tampered
-    assert all("citation or version not rendered from the bibliography" in f.message
+    assert all("citation, version, verdict term or rule not rendered by the site" in f.message
                for f in findings)
     assert any(f"'{new.split()[-1]}'" in f.message for f in findings), findings
 
@@ -308,5 +308,5 @@ def test_real_site_changed_citation_year_is_reported(site_copy: Path, trace: Tra
     # The whole citation is audited like prose now: its year and its arXiv number.
     assert sorted(re.search(r"'[^']+'", f.message).group(0) for f in findings) == [
         "'1512.03385'", "'2015'"], findings
-    assert all("citation or version not rendered from the bibliography" in f.message
+    assert all("citation, version, verdict term or rule not rendered by the site" in f.message
                for f in findings)

@@ -5,11 +5,16 @@ is trained again."""
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
+from paths import ROOT
 
 from engine.experiments import grid
 
@@ -98,3 +103,52 @@ def test_a_damaged_entry_is_trained_again(calls, tmp_path, monkeypatch) -> None:
     (result,) = grid.run_grid(CELLS[:1], square, [])
     assert float(result["value"]) == 1.5
     assert len(calls.read_text().splitlines()) == 2
+
+
+SLOW_TRAINING = '''
+import os, time
+from dataclasses import dataclass
+from pathlib import Path
+
+@dataclass(frozen=True)
+class Cell:
+    arm: str
+    seed: int
+
+def slow(cell):
+    Path(os.environ["GRID_TEST_PIDS"], str(os.getpid())).touch()
+    time.sleep(120)
+'''
+
+
+def test_workers_end_when_the_run_is_killed(tmp_path) -> None:
+    (tmp_path / "slow_training.py").write_text(SLOW_TRAINING)
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    script = ("from engine.experiments import grid; import slow_training as s; "
+              "grid.run_grid([s.Cell('a', 1), s.Cell('a', 2)], s.slow, [])")
+    env = {**os.environ, "GRID_TEST_PIDS": str(pids),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    env.pop(grid.CACHE_VARIABLE, None)
+    run = subprocess.Popen([sys.executable, "-c", script], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        workers = [int(p.name) for p in pids.iterdir()]
+        assert len(workers) == 2, "the workers did not start"
+    finally:
+        run.kill()
+        run.wait()
+    deadline = time.monotonic() + 10
+    while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_running(pid) for pid in workers), "a worker outlived its run"
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

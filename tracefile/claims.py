@@ -1,18 +1,19 @@
 """Claims a lab tests, each with the rule that turns its measurements into a verdict.
 
-Contract: a ``Claim`` is declared once, here in the contract, with its words, the page section
-that runs it, the rule in words, and ``decide``: the rule as a function of the measurements
-(``Evidence``) returning one of ``VERDICTS``. The engine calls ``decide`` on its results and
-writes the verdict into the trace; parsing the trace calls it again on the trace's own values
-(``verdict_invariants``), so a verdict that does not follow from the numbers beside it never
-parses. Rules were written before the runs they judge, and compare spreads over seeds, never
-one run: where spreads overlap the verdict is ``inconclusive``.
+Contract: a ``Claim`` is declared once, in the trace contract, with its words, the page section
+that runs it, the rule in words, and the rule as a function of the trace's values (a path
+resolver) returning one of ``VERDICTS``. The engine's results get their verdicts from the
+rules applied to the trace they write (``tracefile.writer.decide_claims``), and parsing a
+trace applies them again (each schema declares one invariant per claim), so a verdict that
+does not follow from the numbers beside it never parses. A training claim's rule compares
+spreads over seeds, never one run (``Evidence``): where spreads overlap it is
+``inconclusive``, as is any claim whose grid lacks an arm it compares.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,22 +83,33 @@ class Claim:
     words: str
     section: str
     rule: str
-    rule_function: Callable[[Evidence], str]
+    rule_function: Callable[[Callable[[str], Any]], str]
 
-    def decide(self, evidence: Evidence) -> str:
-        """The verdict; ``inconclusive`` when the grid lacks what the rule compares."""
+    def decide(self, get: Callable[[str], Any]) -> str:
+        """The verdict from the values ``get`` resolves; ``inconclusive`` when the grid lacks
+        what the rule compares."""
         try:
-            return self.rule_function(evidence)
+            return self.rule_function(get)
         except MissingArms:
             return "inconclusive"
+
+
+@dataclass(frozen=True)
+class ClaimVerdict:
+    """A claim's verdict, as the trace's CLAIM record holds it."""
+
+    key: str
+    verdict: str
 
 
 def median(values: Iterable[float]) -> float:
     return statistics.median(list(values))
 
 
-def evidence_from_trace(get: Callable[[str], Any], arms: Sequence[str]) -> Evidence:
-    """The evidence as a trace holds it (``ARM`` records, the ``CORPUS`` yardsticks)."""
+def evidence_from_trace(get: Callable[[str], Any]) -> Evidence:
+    """The training grid as a trace holds it (``ARM`` records named by
+    ``TRAINING-CONFIG.arm-names``, the ``CORPUS`` yardsticks)."""
+    arms = get("TRAINING-CONFIG.arm-names")
     found = tuple(ArmEvidence(name, get(f"ARM[{name}].variant"), get(f"ARM[{name}].norm"),
                               get(f"ARM[{name}].depth"), get(f"ARM[{name}].lr"),
                               get(f"ARM[{name}].warmup"), get(f"ARM[{name}].final-validation"))

@@ -3,13 +3,14 @@ cached on its own.
 
 Contract: ``run_grid(cells, train, sources)`` returns ``train(cell)`` for every cell, in the
 order given. ``train`` is a module-level function (or a partial of one) returning a mapping of
-names to numpy arrays; cells run in spawned worker processes, one per usable core. With
-``ENGINE_CELL_CACHE`` naming a folder, each result is kept there under a key of the cell's
-``repr``, the numpy version, the kernels (`engine.numerics.current`) and the engine's source
-(everything under ``engine/`` but the experiments and fixtures, plus ``sources``): an edit that
-changes one cell re-runs that cell alone, and a cached cell gives the same bits as a fresh run.
-Runs of one grid take turns (a lock), so a second one reads what the first trained. The ``KEEP``
-newest versions of the code keep their cells. One progress line per arm (``cell.arm``).
+names to numpy arrays; cells run in spawned worker processes, one per usable core, which end
+when this process does. With ``ENGINE_CELL_CACHE`` naming a folder, each result is kept there
+under a key of the cell's ``repr``, the numpy version, the kernels (`engine.numerics.current`)
+and the engine's source (everything under ``engine/`` but the experiments and fixtures, plus
+``sources``): an edit that changes one cell re-runs that cell alone, and a cached cell gives
+the same bits as a fresh run. Runs of one grid take turns (a lock), so a second one reads what
+the first trained; the ``KEEP`` newest versions of the code keep their cells. One progress
+line per arm (``cell.arm``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import io
 import multiprocessing
 import os
 import shutil
+import threading
 import time
 import zipfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -37,6 +39,8 @@ CACHE_VARIABLE = "ENGINE_CELL_CACHE"
 ENGINE = Path(__file__).resolve().parent.parent
 #: Engine code a training cell cannot depend on (the other experiments, the chapter's fixtures).
 NOT_TRAINING = ("experiments", "fixtures")
+#: How often a worker checks that its parent still runs.
+PARENT_POLL_SECONDS = 0.5
 #: Versions of the code whose cells the cache keeps.
 KEEP = 2
 
@@ -93,10 +97,22 @@ def _train(cells: Sequence[Cell], todo: list[int], train: Callable[[Any], Result
         for index in todo:
             yield index, dict(train(cells[index]))
         return
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_end_with_parent, initargs=(os.getpid(),)) as pool:
         futures = {pool.submit(train, cells[index]): index for index in todo}
         for future in as_completed(futures):
             yield futures[future], dict(future.result())
+
+
+def _end_with_parent(parent: int) -> None:
+    """In a worker: exit as soon as the process that started it is gone (killed, say), so no
+    worker trains on for nobody."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 class _ArmReport:

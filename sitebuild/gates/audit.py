@@ -2,9 +2,10 @@
 
 Contract, over the article of every built page: each ``.tv`` element shows
 ``format_value(trace.resolve(data-trace), data-format)`` with the tooltip ``PATH = EXACT``; any
-other number a reader sees or hears (text, code, math, ``READER_ATTRS``) is a finding. Exempt
-by structure only: code listings, scripts and styles, a footnote's own number, a citation or a
-package version exactly as ``sitebuild.citations`` renders it. Diagrams: ``gates.figures``.
+other number or verdict word a reader sees or hears (text, code, math, ``READER_ATTRS``) is a
+finding. Exempt by structure only: code listings, scripts and styles, a footnote's own number,
+a citation or a package version exactly as ``sitebuild.citations`` renders it, a verdict term
+or a claim's rule exactly as ``diagrams.words`` renders it. Diagrams: ``gates.figures``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from diagrams.format import format_value, number_tokens
+from diagrams.words import claim_rule, verdict_term
 from sitebuild.citations import Reference, is_rendered_pin, project_references, rendered_citations
 from sitebuild.gates.figures import ExpectedDiagrams, SvgText, compare_svg, svg_text
 from sitebuild.gates.pages import (
@@ -31,6 +33,7 @@ from sitebuild.gates.pages import (
 )
 from sitebuild.paths import trace_url
 from tracefile import SCHEMAS, Trace, TraceSet, load_trace
+from tracefile.claims import VERDICTS
 from tracefile.errors import LocatedError, shorten
 from tracefile.values import trace_repr
 
@@ -42,6 +45,10 @@ THEME_PAGES = frozenset({"404.html"})  # rendered from Material's template, not 
 FOOTNOTE_REF = re.compile(r"#fn:(.+)")
 FOOTNOTE_REF_ID = re.compile(r"fnref[0-9]*:(.+)")
 FOOTNOTE_BACKREF_TITLE = re.compile(r"Jump back to footnote [0-9]+ in the text")
+VERDICT_WORD = re.compile(rf"\b(?:{'|'.join(VERDICTS)})\b", re.IGNORECASE)
+#: Elements whose exact rendering may hold what prose may not: (tag, class).
+VETTED = frozenset({("cite", "citation"), ("code", "pinned"), ("dfn", "verdict-term"),
+                    ("span", "claim-rule")})
 
 
 def audit_site(site_dir: Path, trace: Trace | TraceSet,
@@ -54,10 +61,17 @@ def audit_site(site_dir: Path, trace: Trace | TraceSet,
     trace = with_published(site_dir, trace)
     refs = project_references() if references is None else references
     citations, diagrams = rendered_citations(refs), ExpectedDiagrams(trace, rendered)
+    citations |= rendered_terms()
     findings: list[Finding] = []
     for page, text in html_pages(site_dir):
         findings.extend(audit_page(page, text, trace, diagrams, citations))
     return findings
+
+
+def rendered_terms() -> frozenset[str]:
+    """The exact HTML of every verdict term and of every declared claim's rule."""
+    rules = {str(claim_rule(claim)) for schema in SCHEMAS.values() for claim in schema.claims}
+    return frozenset({*rules, *(str(verdict_term(word)) for word in VERDICTS)})
 
 
 def with_published(site_dir: Path, traces: Trace | TraceSet) -> TraceSet:
@@ -172,8 +186,7 @@ class _AuditParser(HTMLParser):
             fmt = attr(attrs, "data-format") or "exact"
             self.span = _TracedSpan(attr(attrs, "data-trace"), fmt, attr(attrs, "title"), line)
             self.span_depth = len(self.stack)
-        vetted = (frame.tag == "cite" and "citation" in frame.classes) or (
-            frame.tag == "code" and "pinned" in frame.classes)
+        vetted = any(frame.tag == tag and name in frame.classes for tag, name in VETTED)
         if vetted and self.cite is None:
             row, col = self.getpos()
             self.cite = _Citation(self.line_starts[row - 1] + col, len(self.stack), frame.tag)
@@ -229,7 +242,8 @@ class _AuditParser(HTMLParser):
         (self.cite.chunks if self.cite is not None else self.chunks).append(chunk)
 
     def _close_citation(self, cite: _Citation, closed_here: bool) -> None:
-        """Accept a citation rendered from the bibliography; audit any other like prose."""
+        """Accept a vetted element exactly as the site renders it; audit any other like
+        prose."""
         if closed_here:
             row, col = self.getpos()
             end = self.html.find(">", self.line_starts[row - 1] + col) + 1
@@ -237,25 +251,23 @@ class _AuditParser(HTMLParser):
                     self.html[cite.start:end]):
                 return
         for chunk in cite.chunks:
-            chunk.where += (" of a citation or version not rendered from the bibliography "
-                            "(mkdocs.yml) or the lock (requirements/lock.txt)")
+            chunk.where += (" of a citation, version, verdict term or rule not rendered by the "
+                            "site (from mkdocs.yml, requirements/lock.txt or the trace contract)")
             self._pending(chunk)
 
     def finish(self, prose: bool = True) -> list[Finding]:
-        """Report untagged numbers (when `prose`), quoting the surrounding article text."""
+        """Report untagged numbers and verdict words (when `prose`), quoting the article text
+        around them."""
         full = "".join(self.text)
         for chunk in self.chunks if prose else ():
-            pos = 0
-            for token in number_tokens(chunk.text):
-                at = max(chunk.text.find(token, pos), pos)  # as number_tokens spells it
-                pos = at + len(token)
+            for at, token, what in _untraced(chunk.text):
                 if chunk.offset is None:
                     context = chunk.text
                 else:
                     where = chunk.offset + at
                     context = full[max(0, where - CONTEXT) : where + len(token) + CONTEXT]
                 self._report(chunk.line + chunk.text.count("\n", 0, at),
-                             f"untagged number {token!r} in {chunk.where}: "
+                             f"{what} {token!r} in {chunk.where}: "
                              f"“{shorten(' '.join(context.split()))}”", (token,))
         return sorted(self.findings, key=Finding.sort_key)
 
@@ -290,6 +302,17 @@ class _AuditParser(HTMLParser):
 
     def _report(self, line: int | None, message: str, needles: tuple[str, ...] = ()) -> None:
         self.findings.append(Finding(self.page, line, GATE, message, needles=needles))
+
+
+def _untraced(text: str) -> list[tuple[int, str, str]]:
+    """(offset, token, what) of every number and verdict word in ``text``."""
+    found, pos = [], 0
+    for token in number_tokens(text):
+        at = max(text.find(token, pos), pos)  # as number_tokens spells it
+        pos = at + len(token)
+        found.append((at, token, "untagged number"))
+    found += [(m.start(), m.group(0), "untraced verdict") for m in VERDICT_WORD.finditer(text)]
+    return sorted(found)
 
 
 def _is_footnote_ref(tag: str, attrs: list[tuple[str, str | None]], classes: frozenset[str],

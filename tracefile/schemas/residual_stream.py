@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tracefile.claims import Evidence, evidence_from_trace, median
+from tracefile.claims import Claim, Evidence, evidence_from_trace, median
 from tracefile.schema import Invariant, Key, RecordSpec, TraceSchema
 from tracefile.schemas.numerics import NUMERICS
 from tracefile.schemas.stream_claims import CLAIMS
@@ -118,11 +118,6 @@ _TRAINING = (
         Key("high", "vector", doc="the largest at each rate"),
     ), source="training.series", keyed_by="series",
         doc="one architecture and warm-up across the learning rates"),
-    RecordSpec("CLAIM", (
-        Key("key", "word", doc="the claim, declared with its words and rule in the trace contract"),
-        Key("verdict", "word", doc="supports, qualifies, contradicts or inconclusive"),
-    ), source="training.claims", keyed_by="key",
-        doc="a claim decided by its rule over the grid's arms"),
 )
 
 _STREAM = (
@@ -164,6 +159,7 @@ _STREAM = (
     RecordSpec("EARLY-EXIT-CONFIG", (
         Key("depth", "int", doc="blocks"),
         Key("full-loss", "float", doc="loss with every block run"),
+        Key("thresholds", "vector", doc="the thresholds tried, in the order of the records"),
     ), source="early_exit",
         doc="a token stops once a block changes its state by less than the threshold times "
             "its norm; later tokens still read its frozen state"),
@@ -285,7 +281,15 @@ _PRECISION_AND_COST = (
     ), source="projection.shortcuts", keyed_by="kind", doc="one kind of shortcut"),
 )
 
-RECORDS = (NUMERICS, *_TRAINING, *_STREAM, *_PRECISION_AND_COST)
+_VERDICTS = (
+    RecordSpec("CLAIM", (
+        Key("key", "word", doc="the claim, declared with its words and rule in the trace contract"),
+        Key("verdict", "word", doc="supports, qualifies, contradicts or inconclusive"),
+    ), source="claims", keyed_by="key",
+        doc="a claim of the lab, decided by its rule over the values above"),
+)
+
+RECORDS = (NUMERICS, *_TRAINING, *_STREAM, *_PRECISION_AND_COST, *_VERDICTS)
 
 HOLDERS = ("parameters", "stream", "norm-outputs", "attention-scores", "mlp-hidden",
            "other-values", "backward-saved")
@@ -296,7 +300,7 @@ def _holders_total(get: Get) -> int:
 
 
 def _evidence(get: Get) -> Evidence:
-    return evidence_from_trace(get, get("TRAINING-CONFIG.arm-names"))
+    return evidence_from_trace(get)
 
 
 def _spreads(get: Get) -> tuple[list[tuple[float, ...]], list[tuple[float, ...]]]:
@@ -336,8 +340,8 @@ def _series(get: Get) -> tuple[list[Any], list[Any]]:
     return told, want
 
 
-def _verdict(key: str, decide: Callable[[Evidence], str]) -> Callable[[Get], tuple[str, str]]:
-    return lambda get: (get(f"CLAIM[{key}].verdict"), decide(_evidence(get)))
+def _verdict(claim: Claim) -> Callable[[Get], tuple[str, str]]:
+    return lambda get: (get(f"CLAIM[{claim.key}].verdict"), claim.decide(get))
 
 
 INVARIANTS = (
@@ -345,7 +349,7 @@ INVARIANTS = (
     Invariant("BEST is each architecture's arm with the lowest median", "BEST", _best),
     Invariant("SERIES are the ARM records of one architecture and warm-up", "SERIES", _series),
     *(Invariant(f"CLAIM[{c.key}].verdict follows its rule", f"CLAIM[{c.key}]",
-                _verdict(c.key, c.decide))
+                _verdict(c))
       for c in CLAIMS),
     Invariant("MEMORY.total = the sum of HOLDER bytes", "MEMORY",
               lambda get: (get("MEMORY.total"), _holders_total(get))),

@@ -43,6 +43,9 @@ from engine.experiments.residual_stream.training import (
     trainability,
 )
 from engine.numerics import Numerics, current
+from tracefile.claims import ClaimVerdict
+from tracefile.schemas.residual_stream import SCHEMA
+from tracefile.writer import decide_claims
 
 #: The lab's seed (the chapter's number).
 LAB_SEED = 24
@@ -85,6 +88,7 @@ class ResidualStreamResults:
     flops: tuple[Flops, ...]
     memory: TapeMemory
     projection: Projection
+    claims: tuple[ClaimVerdict, ...] = ()  # decided last, by the rules, on the values above
 
 
 def residual_stream_results(seed: int = LAB_SEED, training: DecoderTrainingConfig | None = None,
@@ -133,7 +137,7 @@ def _analyses(corpus: ArithmeticCorpus, seed: int, facts: CorpusFacts, trained: 
     progress(8, "projection shortcuts")
     shortcuts = projection(seed, projection_config)
     progress(8, "done")
-    return ResidualStreamResults(
+    return decide_claims(SCHEMA, ResidualStreamResults(
         current(), facts, trained, Analysis(residual.curve, plain.curve, config.sequences,
                                  int(targets.size)),
-        summed, lens, exits, cut, pruned, quantized, precise, counts, memory, shortcuts)
+        summed, lens, exits, cut, pruned, quantized, precise, counts, memory, shortcuts))

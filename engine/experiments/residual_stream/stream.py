@@ -119,6 +119,10 @@ class EarlyExit:
     full_loss: float
     points: tuple[ExitPoint, ...]
 
+    @property
+    def thresholds(self) -> tuple[float, ...]:
+        return tuple(point.threshold for point in self.points)
+
 
 # --8<-- [start:early-exit]
 def exit_point(model: Decoder, tokens: np.ndarray, targets: np.ndarray,

@@ -5,7 +5,7 @@ Contract: `corpus_facts` reads the arithmetic corpus (engine/data) and its refer
 and plain pre-norm decoders at every depth and learning rate, and residual post-norm decoders
 at the deepest depth for each (learning rate, warm-up) arm, every arm over the same seeds and
 with one `DecoderTrainingConfig` otherwise. Each arm is summarised over its seeds (`Arm`), the
-claims of ``tracefile.schemas.stream_claims`` are decided on them, and the runs of the lab's
+best arm of each architecture is found, and the runs of the lab's
 seed at the lab's learning rate without warm-up (`Run`, with its trained model) are what the
 analyses read. A cell's losses are the validation-loss curve on a fixed probe, the training
 curve, the final losses, the loss on the sum's digits and the share of held-out problems
@@ -28,7 +28,6 @@ from engine.experiments.residual_stream.cells import Setting, TrainingCell, load
 from engine.experiments.residual_stream.common import LabProgress, Vector
 from engine.models import Decoder
 from tracefile.claims import ArmEvidence, Evidence
-from tracefile.schemas.stream_claims import CLAIMS
 
 
 @dataclass(frozen=True)
@@ -140,12 +139,6 @@ class Arm:
 
 
 @dataclass(frozen=True)
-class Verdict:
-    key: str
-    verdict: str
-
-
-@dataclass(frozen=True)
 class Best:
     """An architecture's best learning rate (and warm-up): its arm with the lowest median,
     with that arm's spread and curves."""
@@ -195,7 +188,6 @@ class Trainability:
     arms: tuple[Arm, ...]
     best: tuple[Best, ...]
     series: tuple[RateSweep, ...]
-    claims: tuple[Verdict, ...]
 
     def run(self, curve: str) -> Run:
         return next(r for r in self.runs if r.curve == curve)
@@ -222,11 +214,10 @@ def trainability(corpus: ArithmeticCorpus, seed: int, config: DecoderTrainingCon
     named = {a.arm: a for a in arms}
     best = tuple(_best(named[evidence.best(*key).arm]) for key in dict.fromkeys(
         (a.variant, a.norm, a.depth) for a in arms))
-    claims = tuple(Verdict(claim.key, claim.decide(evidence)) for claim in CLAIMS)
     return Trainability(config.width, config.heads, config.width * config.mlp_ratio,
                         config.steps, config.batch, config.lr, config.warmup, seed,
                         config.depths, config.seeds, config.lrs, tuple(a.arm for a in arms),
-                        runs, arms, best, _series(arms), claims)
+                        runs, arms, best, _series(arms))
 
 
 #: A curve is flat when its last reading is within this share of its reading a fifth of the
