@@ -1,11 +1,11 @@
-"""The charts of the gradients lab (trace ``gradient-flow-v2``), placed on
+"""The charts of the gradients lab (trace ``gradient-flow-v3``), placed on
 ``docs/labs/gradient-flow.md``."""
 
 from __future__ import annotations
 
 from diagrams.chart_spec import POSITIONS, Chart, Line
 
-TRACE = "gradient-flow-v2"
+TRACE = "gradient-flow-v3"
 VARIANTS = (("plain", "plain"), ("residual", "residual, default init"),
             ("residual-scaled", "residual, scaled output"),
             ("residual-zero", "residual, zero output"), ("prenorm", "pre-norm residual"))
@@ -32,6 +32,11 @@ def _placement(blocks: str, words: str) -> Chart:
               f"PLACEMENT[prenorm-{blocks}].gradient-high")),
         fmt="fixed6")
 
+
+#: The (variant, initialization) lines of the by-depth chart: every start but the residual
+#: default one, whose deeper stacks diverge (their losses are capped at the largest float).
+DRAWN_STARTS = (("plain", "default"), ("plain", "scaled"), ("plain", "zero"),
+                ("residual", "scaled"), ("residual", "zero"))
 
 CHARTS = (
     Chart(
@@ -90,4 +95,17 @@ CHARTS = (
         tuple(Line(label, f"TRAINING[{curve}].steps", f"TRAINING[{curve}].loss")
               for curve, label in TRAINED),
         yscale="log", fmt="fixed6"),
+    Chart(
+        "gf-training-depth", TRACE, "Final loss by depth, each initialization at its best rate",
+        "Final training loss of plain and residual stacks against depth, for each "
+        "initialization of the output projections that trains at some depth, each depth at "
+        "its best learning rate (residual stacks with the default start diverge past the "
+        "smallest depth and are not drawn). The line is the median over seeds, the shaded "
+        "band their range.",
+        "blocks", "final loss (mean squared error)",
+        tuple(Line(f"{variant}, {init} start", f"BY-DEPTH[{variant}-{init}].depths",
+                   f"BY-DEPTH[{variant}-{init}].median", low=f"BY-DEPTH[{variant}-{init}].low",
+                   high=f"BY-DEPTH[{variant}-{init}].high", style=place)
+              for place, (variant, init) in enumerate(DRAWN_STARTS)),
+        xscale="log2", yscale="log", fmt="fixed6"),
 )

@@ -95,6 +95,15 @@ CHARTS = (
          Line("plain", POSITIONS, "STREAM.plain-cosine")),
         fmt="fixed6", size=SIZE),
     Chart(
+        "rs-rank-collapse", TRACE, "How much of each state lies in one direction",
+        "For the deepest residual and plain decoders, the share of a sequence's squared stream "
+        "norm that its largest singular value holds, the embedding first: one means every "
+        "token carries the same vector up to scale.",
+        STATE_AXIS, "share in the top direction",
+        (Line("residual", POSITIONS, "STREAM.rank-one-share", first=0),
+         Line("plain", POSITIONS, "STREAM.plain-rank-one-share", first=0)),
+        fmt="fixed6", size=SIZE),
+    Chart(
         "rs-logit-lens", TRACE, "Loss of every state read out as if it were the last",
         "The logit lens: the validation loss of each stream state passed through the final "
         "norm and the unembedding, for the deepest residual and plain decoders, the embedding "

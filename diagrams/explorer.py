@@ -1,6 +1,6 @@
 """The gradients lab's explorer: every cell of the trace's grid as HTML, rendered in Python.
 
-Contract: ``render_explorer(trace)`` is a pure function of trace ``gradient-flow-v2`` that
+Contract: ``render_explorer(trace)`` is a pure function of trace ``gradient-flow-v3`` that
 returns one HTML fragment. For every (branch factor, depth) cell of the grid (records
 ``EXPLORER-CONFIG``, ``EXPLORER``, ``PATH-COUNT``, ``EXPLORER-FACTOR``) it holds a section
 whose every number is a traced span (``diagrams.format.traced``): the factor, the depth, the
@@ -31,7 +31,7 @@ from diagrams.format import traced
 from tracefile import Trace
 from tracefile.values import trace_repr
 
-TRACE = "gradient-flow-v2"
+TRACE = "gradient-flow-v3"
 #: The format of every gradient the explorer shows (they span many powers of ten).
 FMT = "sci"
 

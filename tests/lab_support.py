@@ -10,7 +10,7 @@ from site_support import published_traces
 from tracefile import TraceSet
 
 LAB_PAGE = "labs/gradient-flow.html"
-LAB_TRACE = "gradient-flow-v2"
+LAB_TRACE = "gradient-flow-v3"
 
 
 def lab_traces(site: Path) -> TraceSet:

@@ -40,7 +40,7 @@ def lab_url(site: Path) -> Iterator[str]:
 
 
 def cell_of(traces: TraceSet, factor: float, depth: int) -> int:
-    trace = traces.traces["gradient-flow-v2"]
+    trace = traces.traces["gradient-flow-v3"]
     return next(r.cell for r in trace.explorer if r.factor == factor and r.depth == depth)
 
 
@@ -58,12 +58,12 @@ def shown(tab: Any) -> dict[str, str]:
 
 
 def expected(traces: TraceSet, factor: float, depth: int) -> dict[str, str]:
-    cell = f"gradient-flow-v2:EXPLORER[{cell_of(traces, factor, depth)}]"
+    cell = f"gradient-flow-v3:EXPLORER[{cell_of(traces, factor, depth)}]"
     formats = {"factor": "exact", "depth": "exact", "plain": "sci", "residual": "sci",
                "contributions": "sci", "peak-length": "exact"}
     want = {f"{cell}.{key}": format_value(traces.resolve(f"{cell}.{key}"), fmt)
             for key, fmt in formats.items()}
-    counts = f"gradient-flow-v2:PATH-COUNT[{depth}]"
+    counts = f"gradient-flow-v3:PATH-COUNT[{depth}]"
     want[f"{counts}.depth"] = format_value(traces.resolve(f"{counts}.depth"))
     want[f"{counts}.counts"] = format_value(traces.resolve(f"{counts}.counts"))
     return {"#visible": "1", **want}

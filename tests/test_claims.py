@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tracefile.claims import VERDICTS, ArmEvidence
+from tracefile.schemas import gradient_claims as gradient_rules
 from tracefile.schemas import stream_claims as rules
 from tracefile.schemas.stream_claims import (
     CLAIMS,
@@ -161,3 +162,35 @@ def exits(*points: tuple[float, float]) -> Callable[[str], Any]:
 ])
 def test_early_exit_rule(points, verdict) -> None:
     assert rules.early_exit_saves(exits(*points)) == verdict
+
+
+def stacks(**finals: tuple[float, ...]) -> Callable[[str], Any]:
+    """The gradients lab's grid from ``variant_init_depth=finals`` (one rate each)."""
+    values: dict[str, Any] = {"TRAINING-CONFIG.arm-names": tuple(finals)}
+    for name, losses in finals.items():
+        variant, start, depth = name.split("_")
+        values.update({f"ARM[{name}].variant": variant, f"ARM[{name}].init": start,
+                       f"ARM[{name}].depth": int(depth), f"ARM[{name}].final-loss": losses})
+    return resolver(values)
+
+
+@pytest.mark.parametrize(("finals", "verdict"), [
+    ({"plain_default_2": spread(0.1), "plain_default_8": spread(0.5)}, "supports"),
+    ({"plain_default_2": spread(0.5), "plain_default_8": spread(0.1)}, "contradicts"),
+    ({"plain_default_2": spread(0.5), "plain_default_8": spread(0.51)}, "inconclusive"),
+])
+def test_plain_degrades(finals, verdict) -> None:
+    assert gradient_rules.plain_degrades(stacks(**finals)) == verdict
+
+
+@pytest.mark.parametrize(("residual", "verdict"), [(0.1, "supports"), (0.9, "contradicts"),
+                                                   (0.5, "inconclusive")])
+def test_residual_trains_deeper_at_the_same_start(residual, verdict) -> None:
+    grid = stacks(plain_default_8=spread(0.5), residual_default_8=spread(residual),
+                  residual_zero_8=spread(0.01))  # another start does not count
+    assert gradient_rules.residual_trains_deeper(grid) == verdict
+
+
+def test_a_gradients_claim_whose_arms_are_missing_is_inconclusive() -> None:
+    grid = stacks(plain_default_8=spread(0.5))
+    assert {claim.decide(grid) for claim in gradient_rules.CLAIMS[1:]} == {"inconclusive"}

@@ -90,8 +90,8 @@ def test_the_note_names_each_trace_computed_off_the_reference_numerics() -> None
     assert note == (f"off the reference numerics: {LAB} (NEOVERSEN1 BLAS kernels on 1 "
                     "thread(s), numpy loops up to ASIMD) computed their numbers with other "
                     "kernels, so they can differ from the published site's (docs/building.md)")
-    both = engine_runs.off_reference_note(traces(("gradient-flow-v2", LAB)))
-    assert both is not None and "gradient-flow-v2 (NEOVERSEN1" in both and f", {LAB} (" in both
+    both = engine_runs.off_reference_note(traces(("gradient-flow-v3", LAB)))
+    assert both is not None and "gradient-flow-v3 (NEOVERSEN1" in both and f", {LAB} (" in both
 
 
 @pytest.mark.slow

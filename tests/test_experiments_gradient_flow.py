@@ -39,7 +39,8 @@ pytestmark = pytest.mark.xdist_group("gradient-flow-lab")
 SMALL_SWEEP = SweepConfig(width=4, hidden=8, batch=3, depths=(1, 3), activations=("relu",))
 SMALL_PLACEMENT = PlacementConfig(width=4, hidden=8, batch=6, vocab=5, repeats=2, blocks=(3,),
                                   chunk=3)
-SMALL_TRAINING = StackTrainingConfig(width=4, hidden=4, depths=(2,), samples=8, steps=6, points=3)
+SMALL_TRAINING = StackTrainingConfig(width=4, hidden=4, depths=(2,), samples=8, steps=6, points=3,
+                                     seeds=(1,), lrs=(0.01,), inits=("default", "zero"))
 
 
 @pytest.fixture(scope="session")
@@ -236,7 +237,7 @@ def test_training_curves(lab: GradientFlowResults) -> None:
 
 
 def test_training_divergence_is_flagged_and_capped() -> None:
-    config = replace(SMALL_TRAINING, lr=1e6)
+    config = replace(SMALL_TRAINING, lr=1e6, lrs=(1e6,))
     curve = trainability(1, config).curves[0]
     assert curve.diverged and curve.final_loss == CAP
     assert all(math.isfinite(v) for v in curve.loss)

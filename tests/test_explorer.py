@@ -18,7 +18,7 @@ from diagrams.explorer import render_explorer
 from sitebuild.gates.audit import audit_page
 from tracefile import SCHEMAS, Trace, TraceSet, load_trace
 
-GOLDEN_TRACE = GOLDEN_DIR / "gradient-flow-v2.trace"
+GOLDEN_TRACE = GOLDEN_DIR / "gradient-flow-v3.trace"
 CORNER = GOLDEN_DIR / "explorer-corner.html"
 #: The corner: the chapter's stack (its factor and depth) and its neighbours.
 CORNER_FACTORS = (-1.0, -0.25)
@@ -27,7 +27,7 @@ CORNER_DEPTHS = (3, 4)
 
 @pytest.fixture(scope="module")
 def trace() -> Trace:
-    return load_trace(GOLDEN_TRACE, SCHEMAS["gradient-flow-v2"])
+    return load_trace(GOLDEN_TRACE, SCHEMAS["gradient-flow-v3"])
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +39,8 @@ def both(trace: Trace) -> TraceSet:
     """The site's traces (the audit always knows the chapter's), the lab's by default."""
     chapter = load_trace(GOLDEN_DIR / "residual-connections-v2.trace",
                          SCHEMAS["residual-connections-v2"])
-    return TraceSet({"residual-connections-v2": chapter, "gradient-flow-v2": trace},
-                    "gradient-flow-v2")
+    return TraceSet({"residual-connections-v2": chapter, "gradient-flow-v3": trace},
+                    "gradient-flow-v3")
 
 
 def lines(fragment: str) -> str:
@@ -74,7 +74,7 @@ def test_every_cell_is_there_and_only_the_chapters_is_shown(trace: Trace, grid: 
 def test_each_cell_shows_its_own_traced_values(trace: Trace, grid: str) -> None:
     sections = re.findall(r'<section class="gf-cell"[^>]*>(.*?)</section>', grid)
     for record, section in zip(trace.explorer, sections, strict=True):
-        paths = re.findall(r'data-trace="gradient-flow-v2:([^"]+)"', section)
+        paths = re.findall(r'data-trace="gradient-flow-v3:([^"]+)"', section)
         cell = f"EXPLORER[{record.cell}]"
         assert paths == [f"{cell}.factor", f"{cell}.depth", f"{cell}.plain", f"{cell}.residual",
                          f"{cell}.contributions", f"{cell}.peak-length"]

@@ -112,7 +112,7 @@ import diagrams.charts
 from diagrams.errors import RenderError
 
 def broken(name, traces):
-    raise RenderError("gradient-flow-v2.trace", 7, f"chart {name!r} cannot be drawn")
+    raise RenderError("gradient-flow-v3.trace", 7, f"chart {name!r} cannot be drawn")
 
 diagrams.charts.render_chart = broken  # before the workers fork: they inherit it
 try:
@@ -121,8 +121,8 @@ except RenderError as err:
     print(type(err).__name__, err.path, err.line, str(err))
 """)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("RenderError gradient-flow-v2.trace 7 "
-                                  "gradient-flow-v2.trace:7: chart "), done.stdout
+    assert done.stdout.startswith("RenderError gradient-flow-v3.trace 7 "
+                                  "gradient-flow-v3.trace:7: chart "), done.stdout
 
 
 def test_the_modules_a_build_with_cached_figures_runs_do_not_import_matplotlib() -> None:

@@ -56,6 +56,13 @@ CHAPTER = {
 }
 
 
+def claim_lines(trace_id: str) -> list[tuple[int, str, str]]:
+    """(line number, claim key, verdict) of every CLAIM record of a golden trace."""
+    text = (GOLDEN_DIR / SCHEMAS[trace_id].file_name).read_text(encoding="utf-8")
+    return [(number, *re.fullmatch(r"CLAIM key=([a-z-]+) verdict=([a-z]+)", line).groups())
+            for number, line in enumerate(text.splitlines(), 1) if line.startswith("CLAIM ")]
+
+
 GRADIENT_FLOW = {
     "CHAPTER-PATHS.counts = C(layers, k) for every k from zero to layers": (
         "counts=[1,4,6,4,1]", "counts=[1,4,5,4,1]", 9),
@@ -65,17 +72,20 @@ GRADIENT_FLOW = {
         "RANDOM-PATH length=2 count=120 ", "RANDOM-PATH length=2 count=121 ", 11),
     "PATH-COUNT.counts = C(depth, k) for every k, at every depth up to "
     "EXPLORER-CONFIG.max-depth": (
-        "PATH-COUNT depth=1 counts=[1,1]", "PATH-COUNT depth=1 counts=[1,2]", 103),
+        "PATH-COUNT depth=1 counts=[1,1]", "PATH-COUNT depth=1 counts=[1,2]", 181),
     "EXPLORER-CONFIG: one cell per factor and depth, last-cell the count less one": (
-        "EXPLORER-CONFIG max-depth=32 ", "EXPLORER-CONFIG max-depth=31 ", 89),
+        "EXPLORER-CONFIG max-depth=32 ", "EXPLORER-CONFIG max-depth=31 ", 167),
+    "ARM median, low and high are those of its final-loss": (
+        "median=0.5148128449441557 low=0.465954131077576", "median=0.5148128449441557 low=0.4",
+        89),
+    "BEST is each architecture's arm with the lowest median": (
+        "BEST architecture=plain-default-2 arm=plain-default-2-lr0.03 lr=0.03",
+        "BEST architecture=plain-default-2 arm=plain-default-2-lr0.03 lr=0.01", 143),
+    **{f"CLAIM[{key}].verdict follows its rule": (
+        f"CLAIM key={key} verdict={verdict}",
+        f"CLAIM key={key} verdict={'supports' if verdict != 'supports' else 'contradicts'}",
+        number) for number, key, verdict in claim_lines("gradient-flow-v3")},
 }
-
-def claim_lines(trace_id: str) -> list[tuple[int, str, str]]:
-    """(line number, claim key, verdict) of every CLAIM record of a golden trace."""
-    text = (GOLDEN_DIR / SCHEMAS[trace_id].file_name).read_text(encoding="utf-8")
-    return [(number, *re.fullmatch(r"CLAIM key=([a-z-]+) verdict=([a-z]+)", line).groups())
-            for number, line in enumerate(text.splitlines(), 1) if line.startswith("CLAIM ")]
-
 
 RESIDUAL_STREAM = {
     "MEMORY.total = the sum of HOLDER bytes": ("total=12065144 ", "total=12065145 ", 80),
@@ -102,7 +112,7 @@ RESIDUAL_STREAM = {
         number) for number, key, verdict in claim_lines("residual-stream-v3")},
 }
 
-BREAKS = {"residual-connections-v2": CHAPTER, "gradient-flow-v2": GRADIENT_FLOW,
+BREAKS = {"residual-connections-v2": CHAPTER, "gradient-flow-v3": GRADIENT_FLOW,
           "residual-stream-v3": RESIDUAL_STREAM}
 CASES = [(trace_id, text) for trace_id, breaks in BREAKS.items() for text in sorted(breaks)]
 

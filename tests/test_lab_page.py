@@ -53,8 +53,8 @@ def test_the_page_shows_every_lab_chart_and_the_explorer(built: tuple[Path, str]
         assert f'data-chart="{chart.name}"' in page, f"{chart.name}: no values table"
     assert page.count("data-gf-explorer") == 1
     assert "explorer.js" in page and "lab.css" in page
-    # The page's own trace: unqualified paths on the page resolve in gradient-flow-v2.
-    assert 'data-trace="gradient-flow-v2:TEN-LAYERS[0.1].plain"' in page
+    # The page's own trace: unqualified paths on the page resolve in gradient-flow-v3.
+    assert 'data-trace="gradient-flow-v3:TEN-LAYERS[0.1].plain"' in page
 
 
 def test_the_page_weight_stays_within_budget(built: tuple[Path, str]) -> None:
@@ -70,7 +70,7 @@ def test_a_check_of_the_chapters_trace_alone_reads_the_lab_trace_the_site_publis
     assert audit_site(site, chapter) == []
     # A published lab trace that disagrees with the page is caught through that copy.
     copy = Path(shutil.copytree(site, tmp_path / "site"))
-    published = copy / "trace" / "gradient-flow-v2.trace"
+    published = copy / "trace" / "gradient-flow-v3.trace"
     text = published.read_text(encoding="utf-8")
     published.write_text(text.replace("band=10.0", "band=20.0"), encoding="utf-8")
     findings = [f for f in audit_site(copy, chapter) if f.page == LAB_PAGE]

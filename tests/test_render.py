@@ -47,7 +47,7 @@ REFERENCES = {"he2016": Reference("Kaiming He et al.", "Deep Residual Learning",
 #: The small project the render tests fill a pages folder from.
 PAGES = {
     "index.md": "# Chapter\n\ny = {{ tv('FORWARD.output') }}\n",
-    "labs/gradient-flow.md": "---\ntrace: gradient-flow-v2\n---\n# Lab\n\n"
+    "labs/gradient-flow.md": "---\ntrace: gradient-flow-v3\n---\n# Lab\n\n"
                              "Depth {{ tv('EXPLORER-CONFIG.max-depth') }}.\n",
 }
 ASSET = "assets/css/extra.css"
@@ -115,7 +115,7 @@ def test_tv_inserts_a_traced_span_with_its_provenance(context: PageContext) -> N
 def test_a_page_naming_a_trace_reads_its_paths_from_that_trace(context: PageContext) -> None:
     out = render(context, "{{ tv('EXPLORER-CONFIG.max-depth') }} "
                           "{{ tv('residual-connections-v2:FORWARD.output') }}", EXPLORER)
-    assert 'data-trace="gradient-flow-v2:EXPLORER-CONFIG.max-depth"' in out and ">32<" in out
+    assert 'data-trace="gradient-flow-v3:EXPLORER-CONFIG.max-depth"' in out and ">32<" in out
     assert 'data-trace="residual-connections-v2:FORWARD.output"' in out
 
 
@@ -204,7 +204,7 @@ def test_the_explorer_without_its_trace_fails_at_the_line(context: PageContext,
     chapter_only = TraceSet({CHAPTER_TRACE: golden_traces.traces[CHAPTER_TRACE]}, CHAPTER_TRACE)
     without = dataclasses.replace(context, traces=chapter_only)
     with pytest.raises(PageError, match=r"^docs/page\.md:2: the explorer needs trace "
-                                        r"gradient-flow-v2$"):
+                                        r"gradient-flow-v3$"):
         render(without, "\n{{ explorer() }}")
 
 
@@ -212,8 +212,8 @@ def test_raw_trace_and_report_are_code_blocks(context: PageContext) -> None:
     out = render(context, "{{ raw_trace() }}")
     assert out.startswith("\n```text\nTRACE residual-connections-v2 BEGIN\n")
     assert out.endswith("TRACE residual-connections-v2 END\n```\n")
-    lab = render(context, "{{ raw_trace('gradient-flow-v2') }}")
-    assert lab.startswith("\n```text\nTRACE gradient-flow-v2 BEGIN\n")
+    lab = render(context, "{{ raw_trace('gradient-flow-v3') }}")
+    assert lab.startswith("\n```text\nTRACE gradient-flow-v3 BEGIN\n")
     assert render(context, "{{ learner_report() }}") == "\n```text\nreport line\n```\n"
     no_report = dataclasses.replace(context, report=None)
     assert render(no_report, "[{{ learner_report() }}]") == "[]"
@@ -349,7 +349,7 @@ def test_front_matter_naming_an_unknown_trace_fails_at_the_trace_line(
         render_one(project, page, context)
     assert (caught.value.path, caught.value.line) == ("docs/labs/gradient-flow.md", 3)
     assert "front matter names trace 'no-such-trace'; the site has " \
-           "residual-connections-v2, gradient-flow-v2" in caught.value.message
+           "residual-connections-v2, gradient-flow-v3" in caught.value.message
 
 
 @pytest.mark.parametrize("front", ["trace: [a, b]", '"trace" : 7'])
@@ -366,7 +366,7 @@ def test_front_matter_naming_no_trace_fails_at_the_trace_line(
 def test_a_failure_below_front_matter_is_located_in_the_page_file(project: Path,
                                                                    context: PageContext) -> None:
     (project / "docs/labs/gradient-flow.md").write_text(
-        "---\ntrace: gradient-flow-v2\n---\n# Lab\n\n{{ tv('FORWARD.output') }}\n")
+        "---\ntrace: gradient-flow-v3\n---\n# Lab\n\n{{ tv('FORWARD.output') }}\n")
     with pytest.raises(PageError) as caught:
         render_pages(project, context, project.parent / "pages")
     assert (caught.value.path, caught.value.line) == ("docs/labs/gradient-flow.md", 6)
@@ -381,7 +381,7 @@ def test_the_unverified_banner_opens_every_page(project: Path, context: PageCont
         text = (pages / name).read_text().removeprefix(f"---\ntrace: {EXPLORER}\n---\n")
         assert text.startswith('!!! danger "Unverified trace"\n    This site was built from '
                                "trace files that differ from a fresh run of the engine "
-                               "(`residual-connections-v2`, `gradient-flow-v2`)."), name
+                               "(`residual-connections-v2`, `gradient-flow-v3`)."), name
         assert text.removeprefix(unverified.banner()).startswith("# "), name
     assert (pages / ASSET).read_bytes() == ASSET_BYTES
     assert not render_one(project, project / "docs/index.md", context).startswith("!!!")
@@ -407,7 +407,7 @@ def markdown_extensions() -> tuple[list[str], dict[str, dict[str, Any]]]:
 def test_markdown_passes_a_chart_and_the_explorer_through_unchanged(
         project: Path, context: PageContext) -> None:
     page = project / "docs/labs/gradient-flow.md"
-    page.write_text("---\ntrace: gradient-flow-v2\n---\n# Lab\n\nDepth "
+    page.write_text("---\ntrace: gradient-flow-v3\n---\n# Lab\n\nDepth "
                     "{{ tv('EXPLORER-CONFIG.max-depth') }}, as *plotted*:\n\n"
                     f"{{{{ chart('{CHART}', 'The gradient.') }}}}\n\nTry it:\n\n"
                     "{{ explorer() }}\n\nThe end.\n")

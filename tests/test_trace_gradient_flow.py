@@ -1,11 +1,11 @@
-"""Trace ``gradient-flow-v2``: its declaration, its size, and its golden file.
+"""Trace ``gradient-flow-v3``: its declaration, its size, and its golden file.
 
-A fresh run is compared with the golden file (tests/golden/gradient-flow-v2.trace) byte for
+A fresh run is compared with the golden file (tests/golden/gradient-flow-v3.trace) byte for
 byte on the reference numerics, within its measured tolerances elsewhere
 (tests/trace_tolerance.py).
 To refresh it after an intended change of the experiments (with the reference numerics)::
 
-    python -m engine trace gradient-flow-v2 -o tests/golden/gradient-flow-v2.trace
+    python -m engine trace gradient-flow-v3 -o tests/golden/gradient-flow-v3.trace
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from trace_tolerance import (
     trace_differences,
 )
 
+from engine.trace import render_trace
 from tracefile import SCHEMAS, parse_trace
 
 # Both modules run the whole lab once (gradient_flow_support); one worker of the parallel fast
@@ -64,8 +65,23 @@ def test_trace_holds_finite_numbers_only(text: str) -> None:
     assert not re.search(r"(?i)\b(nan|inf)", text)
 
 
-def test_trace_matches_the_golden_file(text: str) -> None:
-    assert_trace_matches_golden(text, GOLDEN, SCHEMA)
+@pytest.mark.slow
+def test_a_fresh_run_matches_the_golden_file() -> None:
+    assert_trace_matches_golden(render_trace(TRACE_ID), GOLDEN, SCHEMA)
+
+
+def test_the_cut_grid_reproduces_the_golden_curves(text: str) -> None:
+    ours, golden = parse_trace(text, "<cut>", SCHEMA), parse_trace(
+        GOLDEN.read_text(encoding="utf-8"), "<golden>", SCHEMA)
+    exact = ours.numerics == golden.numerics and ours.numerics.reference
+    rtol, atol = (0.0, 0.0) if exact else OFF_REFERENCE[TRACE_ID]["TRAINING.*"]
+    assert ours.training and len(ours.training) == len(golden.training)
+    for mine, theirs in zip(ours.training, golden.training, strict=True):
+        assert (mine.curve, mine.steps, mine.diverged) == (theirs.curve, theirs.steps,
+                                                           theirs.diverged)
+        for got, want in zip((*mine.loss, mine.final_loss), (*theirs.loss, theirs.final_loss),
+                             strict=True):
+            assert abs(got - want) <= rtol * max(abs(got), abs(want)) + atol, mine.curve
 
 
 def test_golden_was_written_on_the_reference_numerics() -> None:

@@ -44,6 +44,12 @@ _GRADIENT_FLOW = {
     # How far a float64 Vandermonde fit strays: rounding error itself, only its size matters
     # (it moved by 8e-8).
     "RANDOM-PATHS.vandermonde-deviation": (0.0, 1e-5),
+    # The grid, measured under OpenBLAS's Sandybridge kernels without numpy's AVX2 loops: the
+    # stacks at the edge of trainability (the deepest plain ones) end elsewhere, a median by
+    # 0.10 and a curve's least by 0.26 (relative); no best rate, int or verdict changed.
+    "ARM.*": (0.6, 1e-12),
+    "BEST.*": (0.6, 1e-12),
+    "BY-DEPTH.*": (0.6, 1e-12),
 }
 
 # The decoder lab: training takes other roundings and ends elsewhere. The largest relative
@@ -72,9 +78,21 @@ _RESIDUAL_STREAM = {
     "QUANTIZATION.*": (0.25, 1e-12),
     "PRECISION.*": (2e-3, 1e-12),
     "FORMAT.*": (0.15, 1e-12),
+    "TRAINING.accuracy": (0.0, 2e-2),
+    # The grid's arms, measured under OpenBLAS's Sandybridge kernels without numpy's AVX2
+    # loops: an arm whose seeds train erratically (plain decoders of four blocks, post-norm
+    # with warm-up at the highest rate) ended elsewhere by up to 0.27 (relative) in one seed,
+    # its median by 0.076 and a curve by 0.25; each architecture's best arm moved by 8e-4 at
+    # most, and no word, int or verdict changed. Accuracies are shares of a thousand problems
+    # (at most a few dozen right): they moved by up to a few problems.
+    "ARM.*": (0.6, 1e-12),
+    "ARM.accuracy": (0.0, 2e-2),
+    "SERIES.*": (0.6, 1e-12),
+    "BEST.*": (5e-3, 1e-12),
+    "BEST.accuracy": (0.0, 2e-2),
 }
 #: Each lab's tolerances off the reference numerics ("RECORD.key" or "RECORD.*": rtol, atol).
-OFF_REFERENCE: dict[str, Tolerances] = {"gradient-flow-v2": _GRADIENT_FLOW,
+OFF_REFERENCE: dict[str, Tolerances] = {"gradient-flow-v3": _GRADIENT_FLOW,
                                         "residual-stream-v3": _RESIDUAL_STREAM}
 
 

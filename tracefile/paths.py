@@ -2,7 +2,7 @@
 
 Contract: a value path is ``RECORD.key`` or ``RECORD[key-value].key``, optionally followed by
 an element index ``[i]`` and optionally qualified by the trace it belongs to
-(``gradient-flow-v2:HIGHWAY.plain``). A keyed record's key value is matched as the trace writes
+(``gradient-flow-v3:HIGHWAY.plain``). A keyed record's key value is matched as the trace writes
 it (``SCALED[0.5]``, ``STACK[4]``), so each value has exactly one path per trace.
 ``PathIndex`` is built once per trace (a dict per record kind), so a lookup is O(1) however
 many records a trace holds; anything that names nothing raises ``TracePathError`` saying what

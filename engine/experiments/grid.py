@@ -6,11 +6,11 @@ order given. ``train`` is a module-level function (or a partial of one) returnin
 names to numpy arrays; cells run in spawned worker processes, one per usable core, which end
 when this process does. With ``ENGINE_CELL_CACHE`` naming a folder, each result is kept there
 under a key of the cell's ``repr``, the numpy version, the kernels (`engine.numerics.current`)
-and the engine's source (everything under ``engine/`` but the experiments and fixtures, plus
-``sources``): an edit that changes one cell re-runs that cell alone, and a cached cell gives
-the same bits as a fresh run. Runs of one grid take turns (a lock), so a second one reads what
-the first trained; the ``KEEP`` newest versions of the code keep their cells. One progress
-line per arm (``cell.arm``).
+and the engine's source (everything under ``engine/`` but the experiments, plus ``sources``,
+the experiment modules the cell runs): an edit that changes one cell re-runs that cell alone,
+and a cached cell gives the same bits as a fresh run. Runs of one grid take turns (a lock),
+so a second one reads what the first trained; the ``KEEP`` newest versions of the code keep
+their cells. One progress line per arm (``cell.arm``).
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ from tracefile.files import write_atomic
 #: The folder of the cell cache (unset: no cache).
 CACHE_VARIABLE = "ENGINE_CELL_CACHE"
 ENGINE = Path(__file__).resolve().parent.parent
-#: Engine code a training cell cannot depend on (the other experiments, the chapter's fixtures).
-NOT_TRAINING = ("experiments", "fixtures")
+#: Engine code a training cell does not run: the experiments (a cell names its own modules).
+NOT_TRAINING = ("experiments",)
 #: How often a worker checks that its parent still runs.
 PARENT_POLL_SECONDS = 0.5
 #: Versions of the code whose cells the cache keeps.
@@ -58,7 +58,7 @@ def run_grid(cells: Sequence[Cell], train: Callable[[Any], Result], sources: Seq
              progress: TextIO | None = None, label: str = "grid") -> list[dict[str, np.ndarray]]:
     """Every cell's result (see the module doc)."""
     salt = _code_key(sources)
-    cache = _cache_folder(salt)
+    cache = _cache_folder(label, salt)
     keys = [hashlib.sha256(f"{salt}\n{cell!r}".encode()).hexdigest() for cell in cells]
     results: dict[int, dict[str, np.ndarray]] = {}
     with _training_lock(cache):  # a second run of the same grid waits, then reads the cells
@@ -141,15 +141,17 @@ class _ArmReport:
               f"{time.perf_counter() - self.start:.1f} s elapsed)", file=self.stream, flush=True)
 
 
-def _cache_folder(salt: str) -> Path | None:
-    """This code version's folder of the cell cache (made the newest), or None (no cache)."""
+def _cache_folder(label: str, salt: str) -> Path | None:
+    """This grid's folder of the cell cache for this version of the code (made the newest of
+    the grid's), or None (no cache); older versions of the same grid beyond ``KEEP`` go."""
     if not os.environ.get(CACHE_VARIABLE):
         return None
-    root = Path(os.environ[CACHE_VARIABLE])
-    folder = root / salt[:16]
+    root, grid = Path(os.environ[CACHE_VARIABLE]), "-".join(label.split())
+    folder = root / f"{grid}-{salt[:16]}"
     folder.mkdir(parents=True, exist_ok=True)
     os.utime(folder)
-    versions = sorted((p for p in root.iterdir() if p.is_dir()),
+    versions = sorted((p for p in root.glob(f"{grid}-*") if p.is_dir()
+                       and len(p.name) == len(folder.name)),
                       key=lambda p: p.stat().st_mtime_ns, reverse=True)
     for old in versions[KEEP:]:
         shutil.rmtree(old, ignore_errors=True)

@@ -1,4 +1,4 @@
-"""``gradient-flow-v2``: the gradients lab, "Gradients through depth", experiments 1-7.
+"""``gradient-flow-v3``: the gradients lab, "Gradients through depth", experiments 1-7.
 
 One ``Key`` per traced value. ``source`` paths point into the engine's ``GradientFlowResults``
 (engine/experiments/gradient_flow/results.py); the parser ignores them. Every gradient here was
@@ -10,10 +10,13 @@ counts, steps) use the ``shape`` kind, the grammar's list of non-negative ints.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Callable
 from typing import Any
 
+from tracefile.claims import Claim
 from tracefile.schema import Invariant, Key, RecordSpec, TraceSchema
+from tracefile.schemas.gradient_claims import CLAIMS
 from tracefile.schemas.numerics import NUMERICS
 
 RECORDS = (
@@ -177,9 +180,19 @@ RECORDS = (
         Key("teacher-gain", "float", doc="target t = tanh(gain x A) b, standardized"),
         Key("activation", "word", doc="branch activation"),
         Key("task", "word", doc="teacher-regression"), Key("loss", "word", doc="the loss"),
-        Key("plain-init", "word", doc="W2 init of the plain stacks"),
-        Key("residual-init", "word", doc="W2 init of the residual stacks (zero: identity)"),
-    ), source="training", doc="plain and residual deep-narrow MLPs trained on one task"),
+        Key("plain-init", "word", doc="W2 init of the plain stacks whose curves are drawn"),
+        Key("residual-init", "word",
+            doc="W2 init of the residual stacks whose curves are drawn (zero: identity)"),
+        Key("seeds", "shape", doc="the seeds every arm of the grid ran (of task and weights)"),
+        Key("lrs", "vector", doc="the learning rates of the grid"),
+        Key("inits", "names",
+            doc="the initializations of the output projections: default keeps the signal's "
+                "variance per layer, scaled shrinks it with depth, zero starts each branch at "
+                "the zero function"),
+        Key("arm-names", "names", doc="every arm of the grid, in order"),
+    ), source="training",
+        doc="plain and residual deep-narrow MLPs trained on one task: the grid's settings, and "
+            "lr and seed of the runs whose curves are drawn"),
     RecordSpec("TRAINING", (
         Key("curve", "name", doc="variant-depth"), Key("variant", "word", doc="plain or residual"),
         Key("depth", "int", doc="blocks"),
@@ -188,7 +201,45 @@ RECORDS = (
         Key("initial-loss", "float", doc="loss before training"),
         Key("final-loss", "float", doc="loss after the last step"),
         Key("diverged", "bool", doc="the loss stopped being finite (then capped)"),
-    ), source="training.curves", keyed_by="curve", doc="one model's training run"),
+    ), source="training.curves", keyed_by="curve",
+        doc="one model's training run, at the lab's seed and learning rate"),
+    RecordSpec("ARM", (
+        Key("arm", "name", doc="variant, initialization, depth and learning rate"),
+        Key("architecture", "name", doc="variant, initialization and depth"),
+        Key("variant", "word", doc="plain or residual"),
+        Key("init", "word", doc="the initialization of the output projections"),
+        Key("depth", "int", doc="blocks"), Key("lr", "float", doc="learning rate"),
+        Key("final-loss", "vector", doc="each seed's loss after the last step"),
+        Key("median", "float", doc="their median"), Key("low", "float", doc="their least"),
+        Key("high", "float", doc="their largest"),
+        Key("diverged", "int", doc="seeds whose loss stopped being finite"),
+        Key("steps", "shape", doc="the steps the curves sample"),
+        Key("curve-low", "vector", doc="the least loss over seeds, per sampled step"),
+        Key("curve-median", "vector", doc="the median over seeds, per sampled step"),
+        Key("curve-high", "vector", doc="the largest over seeds, per sampled step"),
+    ), source="training.arms", keyed_by="arm", doc="one arm of the training grid"),
+    RecordSpec("BEST", (
+        Key("architecture", "name", doc="variant, initialization and depth"),
+        Key("arm", "name", doc="its arm with the lowest median final loss"),
+        Key("lr", "float", doc="that arm's learning rate"),
+        Key("median", "float", doc="its median final loss"),
+        Key("low", "float", doc="the least"), Key("high", "float", doc="the largest"),
+        Key("steps", "shape", doc="the steps the curves sample"),
+        Key("curve-low", "vector", doc="the least loss over seeds, per sampled step"),
+        Key("curve-median", "vector", doc="the median over seeds, per sampled step"),
+        Key("curve-high", "vector", doc="the largest over seeds, per sampled step"),
+    ), source="training.best", keyed_by="architecture",
+        doc="each architecture at its best learning rate: a copy of that arm"),
+    RecordSpec("BY-DEPTH", (
+        Key("line", "name", doc="variant and initialization"),
+        Key("variant", "word", doc="plain or residual"),
+        Key("init", "word", doc="the initialization of the output projections"),
+        Key("depths", "shape", doc="the depths"),
+        Key("median", "vector", doc="median final loss at each depth's best learning rate"),
+        Key("low", "vector", doc="the least at each depth"),
+        Key("high", "vector", doc="the largest at each depth"),
+    ), source="training.by_depth", keyed_by="line",
+        doc="one variant and initialization across the depths"),
     # -- 7. explorer grid ---------------------------------------------------------------------
     RecordSpec("EXPLORER-CONFIG", (
         Key("max-depth", "int", doc="depths 1..max-depth"),
@@ -215,6 +266,11 @@ RECORDS = (
         Key("peak-length", "int", doc="the k with the largest |contribution|"),
     ), source="explorer.cells", keyed_by="cell", runs_to="EXPLORER-CONFIG.last-cell",
         doc="one (factor, depth) of the grid"),
+    RecordSpec("CLAIM", (
+        Key("key", "word", doc="the claim, declared with its words and rule in the trace contract"),
+        Key("verdict", "word", doc="supports, qualifies, contradicts or inconclusive"),
+    ), source="claims", keyed_by="key",
+        doc="a claim of the lab, decided by its rule over the values above"),
 )
 
 Get = Callable[[str], Any]
@@ -257,10 +313,44 @@ INVARIANTS = (
                            * get("EXPLORER-CONFIG.max-depth"))),
 )
 
+def _verdict(claim: Claim) -> Callable[[Get], tuple[str, str]]:
+    return lambda get: (get(f"CLAIM[{claim.key}].verdict"), claim.decide(get))
+
+
+def _best(get: Get) -> tuple[list[Any], list[Any]]:
+    told, want = [], []
+    arms = [f"ARM[{name}]" for name in get("TRAINING-CONFIG.arm-names")]
+    for name in dict.fromkeys(get(f"{a}.architecture") for a in arms):
+        mine = [a for a in arms if get(f"{a}.architecture") == name]
+        best = min(mine, key=lambda a: (get(f"{a}.median"), a))
+        told.append(get(f"BEST[{name}].arm"))
+        want.append(get(f"{best}.arm"))
+        told += [get(f"BEST[{name}].{key}") for key in _COPIED]
+        want += [get(f"{best}.{key}") for key in _COPIED]
+    return told, want
+
+
+_COPIED = ("lr", "median", "low", "high", "steps", "curve-low", "curve-median", "curve-high")
+
+
+def _spreads(get: Get) -> tuple[list[Any], list[Any]]:
+    arms = [f"ARM[{name}]" for name in get("TRAINING-CONFIG.arm-names")]
+    told = [(get(f"{a}.median"), get(f"{a}.low"), get(f"{a}.high")) for a in arms]
+    finals = [get(f"{a}.final-loss") for a in arms]
+    return told, [(statistics.median(f), min(f), max(f)) for f in finals]
+
+
+INVARIANTS = (*INVARIANTS,
+    Invariant("ARM median, low and high are those of its final-loss", "ARM", _spreads),
+    Invariant("BEST is each architecture's arm with the lowest median", "BEST", _best),
+    *(Invariant(f"CLAIM[{c.key}].verdict follows its rule", f"CLAIM[{c.key}]", _verdict(c))
+      for c in CLAIMS),
+)
+
 SCHEMA = TraceSchema(
-    "gradient-flow", 2, RECORDS, "engine.experiments.gradient_flow:gradient_flow_results",
+    "gradient-flow", 3, RECORDS, "engine.experiments.gradient_flow:gradient_flow_results",
     title="Gradients through depth",
     doc="the gradients lab: the added one over ten layers, paths, depth sweeps, silent branches, "
         "norm placement, trainability and the explorer grid",
-    invariants=INVARIANTS,
+    invariants=INVARIANTS, claims=CLAIMS,
 )

@@ -87,9 +87,6 @@ _TRAINING = (
             doc="each seed's share of held-out problems whose whole sum it predicts"),
         Key("trained", "int", doc="seeds that ended below the format-only loss"),
         Key("diverged", "int", doc="seeds whose loss stopped being finite"),
-        Key("flat", "bool",
-            doc="the median probe curve had levelled off: its last reading within a hundredth "
-                "of its reading a fifth of the run earlier"),
         Key("eval-steps", "shape", doc="steps at which the validation probe was read"),
         Key("curve-low", "vector", doc="the least validation-probe loss over seeds, per step"),
         Key("curve-median", "vector", doc="the median over seeds, per step"),
@@ -147,6 +144,11 @@ _STREAM = (
             doc="mean cosine similarity of each state with the one before it"),
         Key("plain-stream-norm", "vector", doc="the plain model's state norms"),
         Key("plain-cosine", "vector", doc="the plain model's consecutive cosines"),
+        Key("rank-one-share", "vector",
+            doc="of each state, the embedding first: the share of a sequence's squared norm "
+                "that its largest singular value holds (one: every token the same direction), "
+                "the mean over sequences"),
+        Key("plain-rank-one-share", "vector", doc="the same for the plain model"),
     ), source="stream", doc="the last state as the embedding plus every block's write"),
     RecordSpec("LENS", (
         Key("residual", "vector",

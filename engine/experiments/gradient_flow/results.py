@@ -1,4 +1,4 @@
-"""All of the gradients lab at once: the producer of trace ``gradient-flow-v2``.
+"""All of the gradients lab at once: the producer of trace ``gradient-flow-v3``.
 
 Contract: `gradient_flow_results()` runs every experiment with its default configuration and
 the lab's seed and returns one frozen `GradientFlowResults`, the object the trace's
@@ -9,6 +9,7 @@ seed gives the same bits with the same kernels, which the results name (`engine.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from engine.experiments.gradient_flow.explorer import Explorer, ExplorerConfig, explorer_grid
@@ -26,6 +27,9 @@ from engine.experiments.gradient_flow.silent import Silent, SilentConfig, silent
 from engine.experiments.gradient_flow.sweep import Sweep, SweepConfig, depth_sweep
 from engine.experiments.gradient_flow.training import StackTrainingConfig, Training, trainability
 from engine.numerics import Numerics, current
+from tracefile.claims import ClaimVerdict
+from tracefile.schemas.gradient_flow import SCHEMA
+from tracefile.writer import decide_claims
 
 #: The lab's seed (the chapter's number); the experiments without randomness ignore it.
 LAB_SEED = 24
@@ -44,11 +48,13 @@ class GradientFlowResults:
     placement: Placement
     training: Training
     explorer: Explorer
+    claims: tuple[ClaimVerdict, ...] = ()  # decided last, by the rules, on the values above
 
 
-def gradient_flow_results(seed: int = LAB_SEED) -> GradientFlowResults:
-    """Run experiments 1-7 with their default configurations."""
-    return GradientFlowResults(
+def gradient_flow_results(seed: int = LAB_SEED, training: StackTrainingConfig | None = None
+                          ) -> GradientFlowResults:
+    """Run experiments 1-7 with their default configurations (``training``: another grid)."""
+    return decide_claims(SCHEMA, GradientFlowResults(
         numerics=current(),
         ten_layers=ten_layers(seed, TenLayersConfig()),
         chapter_paths=chapter_paths(seed, ChapterPathsConfig()),
@@ -56,6 +62,6 @@ def gradient_flow_results(seed: int = LAB_SEED) -> GradientFlowResults:
         sweep=depth_sweep(seed, SweepConfig()),
         silent=silent_branches(seed, SilentConfig()),
         placement=norm_placement(seed, PlacementConfig()),
-        training=trainability(seed, StackTrainingConfig()),
+        training=trainability(seed, training or StackTrainingConfig(), sys.stderr),
         explorer=explorer_grid(seed, ExplorerConfig()),
-    )
+    ))

@@ -1,32 +1,33 @@
-"""Experiment 6, "trainability": plain and residual deep-narrow MLPs trained with SGD.
+"""Experiment 6, "trainability": plain and residual deep-narrow MLPs trained with SGD, over a
+grid of initializations, learning rates and seeds.
 
-Contract: the task is a regression generated from the seed: ``samples`` standard normal
-inputs of the stack's width and a target from a random teacher, ``t = tanh(g · x A) b``
-(``A``, ``b`` Gaussian with variance ``1/width``), standardized to mean 0 and variance 1, so
-predicting 0 scores a loss of 1. A model is `engine.nn.build_stack` (no biases) followed by a
-linear readout ``U`` to one output; the loss is the mean squared error over all samples (full
-batch). Plain stacks use the default initialization, which keeps the signal's variance at
-this width (hidden = width); residual stacks start every branch as the zero function (output
-projection initialized to zero), so each starts as the identity. Every model runs the same
-number of steps at the same learning rate; a loss that stops being finite ends the run, is
-flagged as diverged and is capped in the curve.
+Contract: `trainability(seed, config)` trains every cell of the grid (`cells.train_cell`,
+through `engine.experiments.grid`): each variant with each initialization of its output
+projections (``default`` keeps the signal's variance per layer, ``scaled`` shrinks it with
+the depth, ``zero`` starts every branch as the zero function, so a residual stack starts as
+the identity and a plain one as the constant zero), at every depth and learning rate, from
+every seed. Each arm is summarised over its seeds (`StackArm`), each architecture's best
+learning rate found (`StackBest`), and the runs of the lab's seed and learning rate of the
+original comparison (plain with the default initialization, residual with zero) are kept as
+curves (`TrainingCurve`) for the page's first chart.
 """
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
-from engine import init
-from engine.experiments.gradient_flow.common import Vector, capped
-from engine.nn import build_stack
-from engine.ops import mean
-from engine.optim import SGD
-from engine.tensor import TensorValue
+from engine.experiments import grid
+from engine.experiments.gradient_flow import cells as cell_module
+from engine.experiments.gradient_flow.cells import StackCell, StackSetting, train_cell
+from engine.experiments.gradient_flow.common import Vector
 
-#: Lab variant → (`build_stack` variant, its ``init`` of the output projection W2).
-MODELS = {"plain": ("plain", "default"), "residual": ("residual", "zero")}
+#: The original comparison: lab variant → its initialization of the output projections.
+MODELS = {"plain": "default", "residual": "zero"}
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,16 @@ class StackTrainingConfig:
     points: int = 50
     teacher_gain: float = 2.0
     activation: str = "relu"
+    seeds: tuple[int, ...] = (24, 25, 26, 27, 28)
+    lrs: tuple[float, ...] = (0.003, 0.01, 0.03)
+    inits: tuple[str, ...] = ("default", "scaled", "zero")
+
+    def cells(self) -> list[StackCell]:
+        setting = StackSetting(self.width, self.hidden, self.samples, self.steps, self.points,
+                               self.teacher_gain, self.activation)
+        return [StackCell(setting, variant, init, depth, lr, seed)
+                for variant in MODELS for init in self.inits for depth in self.depths
+                for lr in self.lrs for seed in self.seeds]
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,56 @@ class TrainingCurve:
 
 
 @dataclass(frozen=True)
+class StackArm:
+    """One arm over its seeds: each seed's final loss and the spread of the curves."""
+
+    arm: str
+    architecture: str
+    variant: str
+    init: str
+    depth: int
+    lr: float
+    final_loss: Vector
+    median: float
+    low: float
+    high: float
+    diverged: int
+    steps: tuple[int, ...]
+    curve_low: Vector
+    curve_median: Vector
+    curve_high: Vector
+
+
+@dataclass(frozen=True)
+class StackBest:
+    """An architecture (variant, initialization, depth) at its best learning rate."""
+
+    architecture: str
+    arm: str
+    lr: float
+    median: float
+    low: float
+    high: float
+    steps: tuple[int, ...]
+    curve_low: Vector
+    curve_median: Vector
+    curve_high: Vector
+
+
+@dataclass(frozen=True)
+class ByDepth:
+    """One variant and initialization at each depth's best learning rate."""
+
+    line: str
+    variant: str
+    init: str
+    depths: tuple[int, ...]
+    median: Vector
+    low: Vector
+    high: Vector
+
+
+@dataclass(frozen=True)
 class Training:
     width: int
     hidden: int
@@ -67,58 +128,70 @@ class Training:
     seed: int
     teacher_gain: float
     activation: str
+    seeds: tuple[int, ...]
+    lrs: tuple[float, ...]
+    inits: tuple[str, ...]
+    arm_names: tuple[str, ...]
     curves: tuple[TrainingCurve, ...]
+    arms: tuple[StackArm, ...]
+    best: tuple[StackBest, ...]
+    by_depth: tuple[ByDepth, ...]
     task: str = "teacher-regression"
     loss: str = "mean-squared-error"
-    plain_init: str = MODELS["plain"][1]
-    residual_init: str = MODELS["residual"][1]
+    plain_init: str = MODELS["plain"]
+    residual_init: str = MODELS["residual"]
 
 
-def teacher_task(seed: int, config: StackTrainingConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Inputs ``[samples, width]`` and standardized targets ``[samples, 1]``."""
-    rng = np.random.default_rng((seed, 1))
-    inputs = init.normal(rng, (config.samples, config.width), 1.0)
-    spread = 1.0 / np.sqrt(config.width)
-    teacher = init.normal(rng, (config.width, config.width), spread)
-    head = init.normal(rng, (config.width, 1), spread)
-    targets = np.tanh(config.teacher_gain * inputs @ teacher) @ head
-    return inputs, (targets - targets.mean()) / targets.std()
-
-
-def train_model(config: StackTrainingConfig, variant: str, depth: int, seed: int,
-                task: tuple[np.ndarray, np.ndarray]) -> TrainingCurve:
-    """Full-batch SGD for ``config.steps`` steps; the loss is sampled every ``steps/points``."""
-    kind, w2_init = MODELS[variant]
-    stack = build_stack(depth, config.width, config.hidden, kind, seed=seed,
-                        activation=config.activation, init=w2_init)
-    readout = TensorValue.parameter(
-        init.xavier_normal(np.random.default_rng((seed, 2)), config.width, 1), name="readout")
-    optimizer = SGD([*stack.parameters(), readout], config.lr)
-    inputs, targets = task
-    every = max(1, config.steps // config.points)
-    losses: list[float] = []
-    with np.errstate(over="ignore", invalid="ignore"):
-        for step in range(config.steps + 1):
-            optimizer.zero_grad()
-            error = stack(inputs) @ readout - targets
-            loss = mean(error * error)
-            losses.append(float(loss.value))
-            if step == config.steps or not np.isfinite(losses[-1]):
-                break
-            loss.backward()
-            optimizer.step()
-    sampled = list(range(0, config.steps, every))[: config.points]
-    padded = losses + [np.inf] * (config.steps + 1 - len(losses))  # after a divergence
-    curve, diverged = capped([padded[s] for s in sampled])
-    final, _ = capped([padded[-1]])
-    return TrainingCurve(f"{variant}-{depth}", variant, depth, tuple(sampled), curve,
-                         curve[0], final[0], diverged or not np.isfinite(padded[-1]))
-
-
-def trainability(seed: int, config: StackTrainingConfig) -> Training:
-    """Every variant of `MODELS` at every depth, on one task, from one seed."""
-    task = teacher_task(seed, config)
-    curves = tuple(train_model(config, variant, depth, seed, task)
-                   for variant in MODELS for depth in config.depths)
+def trainability(seed: int, config: StackTrainingConfig, progress: TextIO | None = None
+                 ) -> Training:
+    """The grid, its arms, each architecture's best rate and the lab's curves."""
+    cells = config.cells()
+    code = [Path(cell_module.__file__), Path(cell_module.__file__).with_name("common.py")]
+    results = dict(zip(cells, grid.run_grid(cells, train_cell, code, progress,
+                                            "gradient-flow grid"), strict=True))
+    curves = tuple(_curve(cell, results[cell]) for variant, init in MODELS.items()
+                   for cell in cells if (cell.variant, cell.init, cell.seed, cell.lr)
+                   == (variant, init, seed, config.lr))
+    arms = tuple(_arm([c for c in cells if c.arm == name], results)
+                 for name in dict.fromkeys(c.arm for c in cells))
+    best = tuple(_best(min((a for a in arms if a.architecture == name),
+                           key=lambda a: (a.median, a.arm)))
+                 for name in dict.fromkeys(a.architecture for a in arms))
+    lines = tuple(_by_depth(variant, init, config.depths, best)
+                  for variant in MODELS for init in config.inits)
     return Training(config.width, config.hidden, config.samples, config.steps, config.lr, seed,
-                    config.teacher_gain, config.activation, curves)
+                    config.teacher_gain, config.activation, config.seeds, config.lrs,
+                    config.inits, tuple(a.arm for a in arms), curves, arms, best, lines)
+
+
+def _by_depth(variant: str, init: str, depths: tuple[int, ...],
+              best: tuple[StackBest, ...]) -> ByDepth:
+    named = {b.architecture: b for b in best}
+    at = [named[f"{variant}-{init}-{depth}"] for depth in depths]
+    return ByDepth(f"{variant}-{init}", variant, init, depths, tuple(b.median for b in at),
+                   tuple(b.low for b in at), tuple(b.high for b in at))
+
+
+def _curve(cell: StackCell, result: dict[str, np.ndarray]) -> TrainingCurve:
+    return TrainingCurve(f"{cell.variant}-{cell.depth}", cell.variant, cell.depth,
+                         tuple(int(s) for s in result["steps"]),
+                         tuple(float(v) for v in result["loss"]),
+                         float(result["initial_loss"]), float(result["final_loss"]),
+                         bool(result["diverged"]))
+
+
+def _arm(cells: list[StackCell], results: dict[StackCell, dict[str, np.ndarray]]) -> StackArm:
+    first, got = cells[0], [results[cell] for cell in cells]
+    finals = tuple(float(r["final_loss"]) for r in got)
+    curves = np.array([r["loss"] for r in got])
+    return StackArm(first.arm, first.architecture, first.variant, first.init, first.depth,
+                    first.lr, finals, statistics.median(finals), min(finals), max(finals),
+                    sum(bool(r["diverged"]) for r in got), tuple(int(s) for s in got[0]["steps"]),
+                    tuple(float(v) for v in curves.min(axis=0)),
+                    tuple(float(v) for v in np.median(curves, axis=0)),
+                    tuple(float(v) for v in curves.max(axis=0)))
+
+
+def _best(arm: StackArm) -> StackBest:
+    return StackBest(arm.architecture, arm.arm, arm.lr, arm.median, arm.low, arm.high,
+                     arm.steps, arm.curve_low, arm.curve_median, arm.curve_high)

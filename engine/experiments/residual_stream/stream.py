@@ -6,7 +6,10 @@ Contract (every input is a trained `Decoder` and a fixed batch of validation seq
   embedding) and whether adding the writes in the forward's order gives the very same bits.
   Per layer it reports the mean over tokens of each norm (‖x_k‖, ‖A_k‖, ‖M_k‖, ‖F_k‖ with
   ``F_k = A_k + M_k``) and the mean cosine similarity of consecutive states, for the residual
-  model and, as a contrast, the plain one (whose stream is no sum).
+  model and, as a contrast, the plain one (whose stream is no sum), with each state's
+  rank-one share: of a sequence's states (a tokens-by-width matrix) the share of the squared
+  norm its largest singular value holds, the mean over sequences. One means every token holds
+  the same vector up to scale, the collapse Dong et al. proved for attention without skips.
 - `logit_lens` reads every state out through the final norm and the unembedding and reports
   the validation loss by layer (``x_0`` first).
 - `early_exit` stops a token once a block changed its state by less than ``threshold`` times
@@ -50,6 +53,14 @@ class StreamSum:
     cosine: Vector
     plain_stream_norm: Vector
     plain_cosine: Vector
+    rank_one_share: Vector
+    plain_rank_one_share: Vector
+
+
+def rank_one_share(states: np.ndarray) -> float:
+    """Mean over sequences of σ₁² / Σσ² of the sequence's [tokens, width] states."""
+    singular = np.linalg.svd(states, compute_uv=False)
+    return float(np.mean(singular[:, 0] ** 2 / np.sum(singular ** 2, axis=-1)))
 
 
 def mean_cosine(a: np.ndarray, b: np.ndarray) -> float:
@@ -82,6 +93,8 @@ def stream_sum(residual: Decoder, plain: Decoder, tokens: np.ndarray) -> StreamS
         cosine=_cosines(states),
         plain_stream_norm=tuple(float(np.mean(row_norms(x))) for x in plain_states),
         plain_cosine=_cosines(plain_states),
+        rank_one_share=tuple(rank_one_share(x) for x in states),
+        plain_rank_one_share=tuple(rank_one_share(x) for x in plain_states),
     )
 
 

@@ -131,7 +131,6 @@ class Arm:
     accuracy: Vector
     trained: int
     diverged: int
-    flat: bool
     eval_steps: tuple[int, ...]
     curve_low: Vector
     curve_median: Vector
@@ -220,17 +219,6 @@ def trainability(corpus: ArithmeticCorpus, seed: int, config: DecoderTrainingCon
                         runs, arms, best, _series(arms))
 
 
-#: A curve is flat when its last reading is within this share of its reading a fifth of the
-#: run earlier.
-FLAT_SHARE = 0.01
-
-
-def is_flat(curve: Vector) -> bool:
-    """Whether training had levelled off (see ``FLAT_SHARE``)."""
-    earlier = curve[-1 - max(1, round(len(curve) / 5))] if len(curve) > 1 else curve[0]
-    return earlier - curve[-1] < FLAT_SHARE * curve[-1]
-
-
 def _best(arm: Arm) -> Best:
     return Best(arm.curve, arm.arm, arm.lr, arm.warmup, arm.median, arm.low, arm.high,
                 statistics.median(arm.accuracy), arm.eval_steps, arm.curve_low,
@@ -261,7 +249,6 @@ def _arm(cells: list[TrainingCell], results: dict[TrainingCell, dict[str, np.nda
                tuple(float(r["sum_digit_loss"]) for r in got),
                tuple(float(r["accuracy"]) for r in got),
                sum(f < format_only for f in finals), sum(bool(r["diverged"]) for r in got),
-               is_flat(tuple(float(v) for v in np.median(curves, axis=0))),
                tuple(int(s) for s in got[0]["eval_steps"]),
                tuple(float(v) for v in curves.min(axis=0)),
                tuple(float(v) for v in np.median(curves, axis=0)),

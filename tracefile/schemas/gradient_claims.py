@@ -1,0 +1,98 @@
+"""The gradients lab's claims and their rules (``tracefile.claims``), in page order.
+
+The rules read the trainability grid: plain and residual stacks, each with each
+initialization of its output projections, at every depth and learning rate, every arm over
+the same seeds. An architecture (variant, initialization, depth) is judged at its own best
+learning rate, the arm with the lowest median final loss; one beats another when each of its
+seeds ends lower than every seed of the other. Words and rules hold no digits.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+from tracefile.claims import Claim, MissingArms
+
+Get = Callable[[str], Any]
+
+
+def _finals(get: Get) -> dict[tuple[str, str, int], tuple[float, ...]]:
+    """Each architecture's final losses at its best learning rate, by (variant, init, depth)."""
+    best: dict[tuple[str, str, int], tuple[float, float, tuple[float, ...]]] = {}
+    for name in get("TRAINING-CONFIG.arm-names"):
+        arm = f"ARM[{name}]"
+        key = (get(f"{arm}.variant"), get(f"{arm}.init"), get(f"{arm}.depth"))
+        finals = get(f"{arm}.final-loss")
+        median = statistics.median(finals)
+        if key not in best or (median, name) < best[key][:2]:
+            best[key] = (median, name, finals)
+    return {key: value[2] for key, value in best.items()}
+
+
+def _beats(one: tuple[float, ...], other: tuple[float, ...]) -> bool:
+    return max(one) < min(other)
+
+
+def _compare(one: tuple[float, ...] | None, other: tuple[float, ...] | None) -> str:
+    if one is None or other is None:
+        raise MissingArms("an architecture the rule compares is not in the grid")
+    return "supports" if _beats(one, other) else "contradicts" if _beats(other, one) else (
+        "inconclusive")
+
+
+def plain_degrades(get: Get) -> str:
+    plain = sorted((key[2], finals) for key, finals in _finals(get).items()
+                   if key[:2] == ("plain", "default"))
+    steps = list(itertools.pairwise(plain))
+    if not steps:
+        raise MissingArms("no plain stacks of several depths")
+    worse = [_beats(shallow, deep) for (_, shallow), (_, deep) in steps]
+    better = [_beats(deep, shallow) for (_, shallow), (_, deep) in steps]
+    return "supports" if any(worse) else "contradicts" if all(better) else "inconclusive"
+
+
+def _deepest(finals: dict[tuple[str, str, int], tuple[float, ...]]) -> int:
+    if not finals:
+        raise MissingArms("no arm")
+    return max(key[2] for key in finals)
+
+
+def residual_trains_deeper(get: Get) -> str:
+    finals = _finals(get)
+    depth = _deepest(finals)
+    return _compare(finals.get(("residual", "default", depth)),
+                    finals.get(("plain", "default", depth)))
+
+
+def identity_start_helps(get: Get) -> str:
+    finals = _finals(get)
+    depth = _deepest(finals)
+    return _compare(finals.get(("residual", "zero", depth)),
+                    finals.get(("residual", "default", depth)))
+
+
+CLAIMS = (
+    Claim("plain-degrades",
+          "A deeper plain network trains to a higher loss than a shallower one", "training",
+          "Plain stacks with the default initialization at each depth's best learning rate: "
+          "supports when some step up in depth ends worse (every seed of the deeper stack above "
+          "every seed of the shallower); contradicts when every step up ends better; "
+          "inconclusive otherwise.", plain_degrades),
+    Claim("residual-trains-deeper",
+          "With residual connections a deep stack trains where a plain one does not",
+          "training",
+          "At the deepest depth, residual and plain stacks with the same default "
+          "initialization, each at its best learning rate: supports when every residual seed "
+          "ends below every plain seed, contradicts when the reverse holds, inconclusive "
+          "otherwise.", residual_trains_deeper),
+    Claim("identity-start-helps",
+          "Starting every residual branch at zero trains a deep stack better than the default "
+          "initialization", "training",
+          "At the deepest depth, residual stacks whose output projections start at zero against "
+          "the default initialization, each at its best learning rate: supports when every "
+          "seed of the zero start ends lower, contradicts when every seed of the default one "
+          "does, inconclusive otherwise.", identity_start_helps),
+)
