@@ -38,6 +38,10 @@ def _placement(blocks: str, words: str) -> Chart:
 DRAWN_STARTS = (("plain", "default"), ("plain", "scaled"), ("plain", "zero"),
                 ("residual", "scaled"), ("residual", "zero"))
 
+#: The branch gain of the random stack, and the gains whose paths were enumerated, in words.
+STACK_GAIN = "0.5"
+PATH_GAINS = (("0.25", "one quarter"), ("0.5", "one half"), ("1.0", "one"))
+
 CHARTS = (
     Chart(
         "gf-sweep-gradient", TRACE, "Gradient reaching the input against depth",
@@ -77,13 +81,26 @@ CHARTS = (
     Chart(
         "gf-random-paths", TRACE, "Gradient by path length in a random linear residual stack",
         "For the random linear residual stack, by path length (the number of branches a path "
-        "passes through): the norm of the gradient all paths of that length carry together, "
-        "how many such paths there are, and the norm per path.",
+        "passes through): how many paths there are, the mean magnitude of one path's "
+        "gradient, every path enumerated, with the band from the least to the largest, and "
+        "the norm of the gradient all paths of that length carry together.",
         "path length (branches passed through)", "value (log scale)",
-        (Line("gradient norm of all paths of this length", "RANDOM-PATH[*].length",
-              "RANDOM-PATH[*].norm"),
-         Line("number of paths", "RANDOM-PATH[*].length", "RANDOM-PATH[*].count"),
-         Line("gradient norm per path", "RANDOM-PATH[*].length", "RANDOM-PATH[*].per-path")),
+        (Line("number of paths", "RANDOM-PATH[*].length", "RANDOM-PATH[*].count"),
+         Line("magnitude of one path", f"PATH-MAGNITUDE[{STACK_GAIN}].lengths",
+              f"PATH-MAGNITUDE[{STACK_GAIN}].mean", low=f"PATH-MAGNITUDE[{STACK_GAIN}].low",
+              high=f"PATH-MAGNITUDE[{STACK_GAIN}].high"),
+         Line("norm of all paths of this length together", "RANDOM-PATH[*].length",
+              "RANDOM-PATH[*].norm")),
+        yscale="log"),
+    Chart(
+        "gf-path-gains", TRACE, "Where the gradient's paths peak, by branch gain",
+        "Every path of the random linear residual stack enumerated at three branch gains (the "
+        "same weights, scaled): for each path length, the sum of the magnitudes of its paths' "
+        "gradients.",
+        "path length (branches passed through)", "total magnitude of its paths (log scale)",
+        tuple(Line(f"gain {label}", f"PATH-MAGNITUDE[{gain}].lengths",
+                   f"PATH-MAGNITUDE[{gain}].total", style=place)
+              for place, (gain, label) in enumerate(PATH_GAINS)),
         yscale="log"),
     _placement("12", "twelve"),
     _placement("24", "twenty-four"),

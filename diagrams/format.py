@@ -23,7 +23,7 @@ from diagrams.errors import RenderError
 from tracefile import Trace, TraceSet
 from tracefile.values import trace_repr
 
-FORMATS = ("exact", "fixed6", "sci")
+FORMATS = ("exact", "fixed6", "sig4", "sci")
 MINUS = "\u2212"
 
 # A number not glued to a word: "float64", "v1", "UTF-8", "h2" and "stack.0.branch" hold none.
@@ -67,6 +67,12 @@ def format_value(value: Any, fmt: str = "exact") -> str:
 def _format_float(value: float, fmt: str) -> str:
     if fmt == "fixed6":
         text = f"{value:.6f}"
+    elif fmt == "sig4":
+        # Four significant figures without an exponent (1.262, 0.05477, 2527); a value too
+        # large or too small for that reads in scientific notation instead.
+        if value != 0 and not 1e-4 <= abs(value) < 1e5:
+            return _format_sci(value)
+        text = positional(float(f"{value:.4g}"))
     elif fmt == "sci":
         return _format_sci(value)
     else:

@@ -77,7 +77,8 @@ def test_a_column_path_reads_every_record_of_a_kind(trace: Trace) -> None:
     plot = plot_of("gf-random-paths", trace)
     lengths = [record.length for record in trace.random_path]
     assert plot.series[0].x == tuple(float(k) for k in lengths)
-    assert plot.series[1].y == tuple(float(record.count) for record in trace.random_path)
+    assert plot.series[0].y == tuple(float(record.count) for record in trace.random_path)
+    assert plot.series[2].y == tuple(record.norm for record in trace.random_path)
     table = str(values_table("gf-random-paths", trace))
     assert 'data-trace="gradient-flow-v3:RANDOM-PATH[16].length"' in table
 

@@ -22,6 +22,7 @@ from engine.experiments.gradient_flow.explorer import ExplorerConfig, explorer_g
 from engine.experiments.gradient_flow.paths import (
     RandomPathsConfig,
     _graded_contributions,
+    every_path,
     random_paths,
     solve_exact,
 )
@@ -275,3 +276,30 @@ def test_explorer_depth_is_a_shorter_stack() -> None:
 
 def test_ten_layers_ignores_seed() -> None:
     assert ten_layers(0, TenLayersConfig()) == ten_layers(LAB_SEED, TenLayersConfig())
+
+
+def test_every_path_is_enumerated_once_and_sums_to_the_graded_split(lab) -> None:
+    paths = lab.random_paths
+    assert paths.enumeration_deviation < 1e-12
+    for found in paths.magnitudes:
+        assert found.lengths == tuple(range(paths.layers + 1))
+        assert all(lo <= mean <= hi for lo, mean, hi in zip(found.low, found.mean, found.high,
+                                                             strict=True))
+        counts = [math.comb(paths.layers, k) for k in found.lengths]
+        assert all(math.isclose(total, count * mean, rel_tol=1e-12)
+                   for total, count, mean in zip(found.total, counts, found.mean, strict=True))
+    # one path through a branch is one matrix product more: its magnitude falls with the gain
+    half = next(m for m in paths.magnitudes if m.gain == paths.gain)
+    assert half.mean[-1] < half.mean[paths.layers // 2] < half.mean[0]
+    peaks = [m.peak_length for m in sorted(paths.magnitudes, key=lambda m: m.gain)]
+    assert peaks == sorted(peaks) and peaks[0] < peaks[-1]
+
+
+def test_a_path_vector_is_the_product_of_its_branches() -> None:
+    rng = np.random.default_rng(0)
+    weights = [rng.normal(size=(3, 3)) for _ in range(3)]
+    upstream = rng.normal(size=3)
+    paths, lengths = every_path(weights, upstream)
+    assert paths.shape == (8, 3) and sorted(lengths.tolist()) == [0, 1, 1, 1, 2, 2, 2, 3]
+    through_all = upstream @ weights[2].T @ weights[1].T @ weights[0].T
+    assert np.allclose(paths[lengths == 3][0], through_all, rtol=1e-14)

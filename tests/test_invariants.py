@@ -72,15 +72,17 @@ GRADIENT_FLOW = {
         "RANDOM-PATH length=2 count=120 ", "RANDOM-PATH length=2 count=121 ", 11),
     "PATH-COUNT.counts = C(depth, k) for every k, at every depth up to "
     "EXPLORER-CONFIG.max-depth": (
-        "PATH-COUNT depth=1 counts=[1,1]", "PATH-COUNT depth=1 counts=[1,2]", 181),
+        "PATH-COUNT depth=1 counts=[1,1]", "PATH-COUNT depth=1 counts=[1,2]", 184),
     "EXPLORER-CONFIG: one cell per factor and depth, last-cell the count less one": (
-        "EXPLORER-CONFIG max-depth=32 ", "EXPLORER-CONFIG max-depth=31 ", 167),
+        "EXPLORER-CONFIG max-depth=32 ", "EXPLORER-CONFIG max-depth=31 ", 170),
     "ARM median, low and high are those of its final-loss": (
         "median=0.5148128449441557 low=0.465954131077576", "median=0.5148128449441557 low=0.4",
-        89),
+        92),
     "BEST is each architecture's arm with the lowest median": (
-        "BEST architecture=plain-default-2 arm=plain-default-2-lr0.03 lr=0.03",
-        "BEST architecture=plain-default-2 arm=plain-default-2-lr0.03 lr=0.01", 143),
+        "BEST stack=plain-default-2 arm=plain-default-2-lr0.03 lr=0.03",
+        "BEST stack=plain-default-2 arm=plain-default-2-lr0.03 lr=0.01", 146),
+    "PATH-MAGNITUDE.peak-length is the length with the largest total": (
+        "peak-length=3\nPATH-MAGNITUDE gain=0.5", "peak-length=4\nPATH-MAGNITUDE gain=0.5", 28),
     **{f"CLAIM[{key}].verdict follows its rule": (
         f"CLAIM key={key} verdict={verdict}",
         f"CLAIM key={key} verdict={'supports' if verdict != 'supports' else 'contradicts'}",

@@ -71,17 +71,34 @@ RECORDS = (
         Key("vandermonde-deviation", "float",
             doc="alpha-polynomial fit at Chebyshev nodes in float64: its largest relative "
                 "error over path lengths, against the graded split"),
-        Key("peak-length", "int", doc="the path length carrying the largest gradient norm"),
+        Key("peak-length", "int",
+            doc="the path length whose paths together carry the largest gradient norm"),
+        Key("gains", "vector", doc="the branch gains whose every path was enumerated"),
+        Key("enumeration-deviation", "float",
+            doc="every path enumerated one by one and summed by length, against the graded "
+                "split: the largest difference over lengths, relative to the length's part"),
     ), source="random_paths",
         doc="a random linear residual stack split by path length with a graded stack"),
     RecordSpec("RANDOM-PATH", (
         Key("length", "int", doc="path length k (branches passed through)"),
         Key("count", "int", doc="how many paths have this length, C(L, k)"),
         Key("norm", "float", doc="norm of the gradient these paths carry together"),
-        Key("per-path", "float", doc="norm over count"),
+        Key("per-path", "float",
+            doc="norm over count: not one path's magnitude, since the paths' sum cancels"),
         Key("share", "float", doc="norm over the sum of the norms of every length"),
     ), source="random_paths.lengths", keyed_by="length", runs_to="RANDOM-PATHS.layers",
         doc="the random stack's paths of one length"),
+    RecordSpec("PATH-MAGNITUDE", (
+        Key("gain", "float", doc="branch weights Gaussian with std gain/sqrt(width)"),
+        Key("lengths", "shape", doc="path lengths, from none to every branch"),
+        Key("mean", "vector", doc="mean norm of one path's input gradient, at each length"),
+        Key("low", "vector", doc="the least at each length"),
+        Key("high", "vector", doc="the largest at each length"),
+        Key("total", "vector", doc="the sum of those norms at each length (count times mean)"),
+        Key("peak-length", "int", doc="the length with the largest total"),
+    ), source="random_paths.magnitudes", keyed_by="gain",
+        doc="every path of the random stack enumerated, one by one, at one branch gain (the "
+            "same draws, scaled)"),
     # -- 3. depth sweep at initialization -----------------------------------------------------
     RecordSpec("SWEEP-CONFIG", (
         Key("width", "int", doc="stream width d"), Key("hidden", "int", doc="branch hidden width"),
@@ -205,7 +222,7 @@ RECORDS = (
         doc="one model's training run, at the lab's seed and learning rate"),
     RecordSpec("ARM", (
         Key("arm", "name", doc="variant, initialization, depth and learning rate"),
-        Key("architecture", "name", doc="variant, initialization and depth"),
+        Key("stack", "name", doc="variant, initialization and depth"),
         Key("variant", "word", doc="plain or residual"),
         Key("init", "word", doc="the initialization of the output projections"),
         Key("depth", "int", doc="blocks"), Key("lr", "float", doc="learning rate"),
@@ -219,7 +236,7 @@ RECORDS = (
         Key("curve-high", "vector", doc="the largest over seeds, per sampled step"),
     ), source="training.arms", keyed_by="arm", doc="one arm of the training grid"),
     RecordSpec("BEST", (
-        Key("architecture", "name", doc="variant, initialization and depth"),
+        Key("stack", "name", doc="variant, initialization and depth"),
         Key("arm", "name", doc="its arm with the lowest median final loss"),
         Key("lr", "float", doc="that arm's learning rate"),
         Key("median", "float", doc="its median final loss"),
@@ -228,7 +245,7 @@ RECORDS = (
         Key("curve-low", "vector", doc="the least loss over seeds, per sampled step"),
         Key("curve-median", "vector", doc="the median over seeds, per sampled step"),
         Key("curve-high", "vector", doc="the largest over seeds, per sampled step"),
-    ), source="training.best", keyed_by="architecture",
+    ), source="training.best", keyed_by="stack",
         doc="each architecture at its best learning rate: a copy of that arm"),
     RecordSpec("BY-DEPTH", (
         Key("line", "name", doc="variant and initialization"),
@@ -320,8 +337,8 @@ def _verdict(claim: Claim) -> Callable[[Get], tuple[str, str]]:
 def _best(get: Get) -> tuple[list[Any], list[Any]]:
     told, want = [], []
     arms = [f"ARM[{name}]" for name in get("TRAINING-CONFIG.arm-names")]
-    for name in dict.fromkeys(get(f"{a}.architecture") for a in arms):
-        mine = [a for a in arms if get(f"{a}.architecture") == name]
+    for name in dict.fromkeys(get(f"{a}.stack") for a in arms):
+        mine = [a for a in arms if get(f"{a}.stack") == name]
         best = min(mine, key=lambda a: (get(f"{a}.median"), a))
         told.append(get(f"BEST[{name}].arm"))
         want.append(get(f"{best}.arm"))
@@ -340,7 +357,16 @@ def _spreads(get: Get) -> tuple[list[Any], list[Any]]:
     return told, [(statistics.median(f), min(f), max(f)) for f in finals]
 
 
+def _peaks(get: Get) -> tuple[list[int], list[int]]:
+    gains = get("RANDOM-PATHS.gains")
+    totals = [get(f"PATH-MAGNITUDE[{g!r}].total") for g in gains]
+    return ([get(f"PATH-MAGNITUDE[{g!r}].peak-length") for g in gains],
+            [max(range(len(t)), key=t.__getitem__) for t in totals])
+
+
 INVARIANTS = (*INVARIANTS,
+    Invariant("PATH-MAGNITUDE.peak-length is the length with the largest total", "PATH-MAGNITUDE",
+              _peaks),
     Invariant("ARM median, low and high are those of its final-loss", "ARM", _spreads),
     Invariant("BEST is each architecture's arm with the lowest median", "BEST", _best),
     *(Invariant(f"CLAIM[{c.key}].verdict follows its rule", f"CLAIM[{c.key}]", _verdict(c))

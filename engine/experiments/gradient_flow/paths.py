@@ -139,6 +139,23 @@ class RandomPathsConfig:
     width: int = 32
     layers: int = 16
     gain: float = 0.5
+    #: The branch gains whose every path is enumerated (the stack's own gain among them).
+    gains: tuple[float, ...] = (0.25, 0.5, 1.0)
+
+
+@dataclass(frozen=True)
+class PathMagnitudes:
+    """Every one of a stack's 2^L paths, one by one, grouped by how many branches it passes:
+    the mean, least and largest norm of one path's gradient, and the lengths' totals (count
+    times mean), whose peak says which length carries most of the gradient."""
+
+    gain: float
+    lengths: tuple[int, ...]
+    mean: Vector
+    low: Vector
+    high: Vector
+    total: Vector
+    peak_length: int
 
 
 @dataclass(frozen=True)
@@ -162,19 +179,57 @@ class RandomPaths:
     sum_deviation: float
     vandermonde_deviation: float
     peak_length: int
+    gains: tuple[float, ...]
     lengths: tuple[PathLength, ...]
+    magnitudes: tuple[PathMagnitudes, ...]
+    #: The largest difference, over lengths, between the enumerated paths of a length summed
+    #: and the graded stack's part for that length, relative to the part's norm.
+    enumeration_deviation: float
+
+
+def every_path(weights: list[np.ndarray], upstream: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The input gradient of each path of ``h ← h + h @ W_l`` separately, and its length:
+    backward from the output, each layer either passes a partial path along the identity or
+    through its branch (``g @ W_lᵀ``), doubling them, so ``[2^L, d]`` vectors in the end."""
+    paths, lengths = upstream[np.newaxis, :], np.zeros(1, dtype=np.int64)
+    for weight in reversed(weights):
+        paths = np.concatenate([paths, paths @ weight.T])
+        lengths = np.concatenate([lengths, lengths + 1])
+    return paths, lengths
+
+
+def path_magnitudes(weights: list[np.ndarray], upstream: np.ndarray, gain: float
+                    ) -> tuple[PathMagnitudes, np.ndarray]:
+    """Every path's magnitude by length, and the paths of each length summed (``[L+1, d]``)."""
+    paths, lengths = every_path(weights, upstream)
+    sizes = np.linalg.norm(paths, axis=1)
+    by_length = [sizes[lengths == k] for k in range(len(weights) + 1)]
+    totals = tuple(float(np.sum(group)) for group in by_length)
+    summed = np.stack([paths[lengths == k].sum(axis=0) for k in range(len(weights) + 1)])
+    return PathMagnitudes(gain, tuple(range(len(weights) + 1)),
+                          tuple(float(np.mean(g)) for g in by_length),
+                          tuple(float(np.min(g)) for g in by_length),
+                          tuple(float(np.max(g)) for g in by_length), totals,
+                          int(np.argmax(totals))), summed
 
 
 def random_paths(seed: int, config: RandomPathsConfig) -> RandomPaths:
     """Split a random stack's input gradient by path length, and compare with the α fit.
 
     ``norm`` is the norm of the gradient the length-``k`` paths carry together, ``per_path``
-    that norm over their count C(L, k), ``share`` its fraction of the sum of the norms.
+    that norm over their count C(L, k) (not one path's magnitude: the paths' sum cancels),
+    ``share`` its fraction of the sum of the norms. ``magnitudes`` enumerates every path, one
+    by one, for each gain of ``config.gains`` (the same draws, scaled).
     """
     width, layers = config.width, config.layers
-    std = config.gain / math.sqrt(width)
-    weights = [init.normal(np.random.default_rng((seed, 1, i)), (width, width), std)
-               for i in range(layers)]
+
+    def drawn(gain: float) -> list[np.ndarray]:
+        std = gain / math.sqrt(width)
+        return [init.normal(np.random.default_rng((seed, 1, i)), (width, width), std)
+                for i in range(layers)]
+
+    weights = drawn(config.gain)
     x = init.normal(np.random.default_rng((seed, 2)), width, 1.0)
     upstream = init.normal(np.random.default_rng((seed, 3)), width, 1.0)
     graded = _graded_contributions(weights, x, upstream)
@@ -183,11 +238,16 @@ def random_paths(seed: int, config: RandomPathsConfig) -> RandomPaths:
     counts = [math.comb(layers, k) for k in range(layers + 1)]
     lengths = tuple(PathLength(k, counts[k], norms[k], norms[k] / counts[k],
                                norms[k] / sum(norms)) for k in range(layers + 1))
+    enumerated = {gain: path_magnitudes(drawn(gain), upstream, gain) for gain in config.gains}
+    summed = enumerated[config.gain][1] if config.gain in enumerated else graded
     return RandomPaths(
         width=width, layers=layers, gain=config.gain, seed=seed, gradient_norm=norm(gradient),
         sum_deviation=norm(graded.sum(axis=0) - gradient) / norm(gradient),
         vandermonde_deviation=_vandermonde_deviation(weights, x, upstream, graded),
-        peak_length=int(np.argmax(norms)), lengths=lengths,
+        peak_length=int(np.argmax(norms)), gains=config.gains, lengths=lengths,
+        magnitudes=tuple(found for found, _ in enumerated.values()),
+        enumeration_deviation=max(norm(mine - part) / norm(part)
+                                  for mine, part in zip(summed, graded, strict=True)),
     )
 
 

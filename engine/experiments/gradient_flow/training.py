@@ -73,7 +73,7 @@ class StackArm:
     """One arm over its seeds: each seed's final loss and the spread of the curves."""
 
     arm: str
-    architecture: str
+    stack: str
     variant: str
     init: str
     depth: int
@@ -91,9 +91,9 @@ class StackArm:
 
 @dataclass(frozen=True)
 class StackBest:
-    """An architecture (variant, initialization, depth) at its best learning rate."""
+    """A stack (variant, initialization, depth) at its best learning rate."""
 
-    architecture: str
+    stack: str
     arm: str
     lr: float
     median: float
@@ -154,9 +154,9 @@ def trainability(seed: int, config: StackTrainingConfig, progress: TextIO | None
                    == (variant, init, seed, config.lr))
     arms = tuple(_arm([c for c in cells if c.arm == name], results)
                  for name in dict.fromkeys(c.arm for c in cells))
-    best = tuple(_best(min((a for a in arms if a.architecture == name),
+    best = tuple(_best(min((a for a in arms if a.stack == name),
                            key=lambda a: (a.median, a.arm)))
-                 for name in dict.fromkeys(a.architecture for a in arms))
+                 for name in dict.fromkeys(a.stack for a in arms))
     lines = tuple(_by_depth(variant, init, config.depths, best)
                   for variant in MODELS for init in config.inits)
     return Training(config.width, config.hidden, config.samples, config.steps, config.lr, seed,
@@ -166,7 +166,7 @@ def trainability(seed: int, config: StackTrainingConfig, progress: TextIO | None
 
 def _by_depth(variant: str, init: str, depths: tuple[int, ...],
               best: tuple[StackBest, ...]) -> ByDepth:
-    named = {b.architecture: b for b in best}
+    named = {b.stack: b for b in best}
     at = [named[f"{variant}-{init}-{depth}"] for depth in depths]
     return ByDepth(f"{variant}-{init}", variant, init, depths, tuple(b.median for b in at),
                    tuple(b.low for b in at), tuple(b.high for b in at))
@@ -193,5 +193,5 @@ def _arm(cells: list[StackCell], results: dict[StackCell, dict[str, np.ndarray]]
 
 
 def _best(arm: StackArm) -> StackBest:
-    return StackBest(arm.architecture, arm.arm, arm.lr, arm.median, arm.low, arm.high,
+    return StackBest(arm.stack, arm.arm, arm.lr, arm.median, arm.low, arm.high,
                      arm.steps, arm.curve_low, arm.curve_median, arm.curve_high)
