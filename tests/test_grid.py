@@ -152,3 +152,13 @@ def _running(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_editing_a_comment_or_docstring_retrains_nothing(calls, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv(grid.CACHE_VARIABLE, str(tmp_path / "cells"))
+    source = tmp_path / "training.py"
+    source.write_text('"""Steps."""\nSTEPS = 1\n')
+    grid.run_grid(CELLS[:1], square, [source])
+    source.write_text('"""How many steps, said again."""\nSTEPS = 1  # one\n')
+    grid.run_grid(CELLS[:1], square, [source])
+    assert len(calls.read_text().splitlines()) == 1

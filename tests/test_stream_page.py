@@ -19,8 +19,9 @@ pytestmark = pytest.mark.slow
 PAGE = "labs/residual-stream.html"
 TRACE = "residual-stream-v3"
 #: Measured when the page was written: under half a megabyte, most of it the charts' SVG and
-#: their folded tables of traced values.
-PAGE_BUDGET = 800_000
+#: their folded tables of traced values. The training grid's charts of seed spreads and
+#: learning rates brought it to 0.92 MB; lighter pages are an issue of their own.
+PAGE_BUDGET = 1_000_000
 #: The functions of the named source regions the page includes (the block forward of
 #: engine/models/decoder.py, the rest from engine/experiments/residual_stream/), as the
 #: highlighter marks a function's name.

@@ -6,8 +6,9 @@ order given. ``train`` is a module-level function (or a partial of one) returnin
 names to numpy arrays; cells run in spawned worker processes, one per usable core, which end
 when this process does. With ``ENGINE_CELL_CACHE`` naming a folder, each result is kept there
 under a key of the cell's ``repr``, the numpy version, the kernels (`engine.numerics.current`)
-and the engine's source (everything under ``engine/`` but the experiments, plus ``sources``,
-the experiment modules the cell runs): an edit that changes one cell re-runs that cell alone,
+and the engine's code (everything under ``engine/`` but the experiments, plus ``sources``,
+the experiment modules the cell runs, each as its syntax tree, so comments and docstrings
+do not count): an edit that changes one cell re-runs that cell alone,
 and a cached cell gives the same bits as a fresh run. Runs of one grid take turns (a lock),
 so a second one reads what the first trained; the ``KEEP`` newest versions of the code keep
 their cells. One progress line per arm (``cell.arm``).
@@ -15,6 +16,7 @@ their cells. One progress line per arm (``cell.arm``).
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import fcntl
 import hashlib
@@ -159,7 +161,9 @@ def _cache_folder(label: str, salt: str) -> Path | None:
 
 
 def _code_key(sources: Sequence[Path]) -> str:
-    """A hash of everything a training cell runs (see the module doc)."""
+    """A hash of everything a training cell runs (see the module doc): each file as Python
+    reads it (its syntax tree without docstrings), so editing a comment or a docstring of the
+    engine retrains nothing."""
     from engine.numerics import current
 
     files = {path for path in ENGINE.rglob("*.py")
@@ -169,8 +173,20 @@ def _code_key(sources: Sequence[Path]) -> str:
     for path in sorted(files):
         inside = path.is_relative_to(ENGINE.parent)
         digest.update(f"{path.relative_to(ENGINE.parent) if inside else path}\n".encode())
-        digest.update(path.read_bytes())
+        digest.update(_syntax(path).encode())
     return digest.hexdigest()
+
+
+def _syntax(path: Path) -> str:
+    """A module's syntax tree, docstrings dropped, as text (comments never reach the tree)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree)
 
 
 def _load(path: Path) -> dict[str, np.ndarray] | None:
