@@ -5,17 +5,18 @@ Run from the project root with the project's virtualenv:
     .venv/bin/python benchmarks/bench_grid.py [--seeds N] [--repeat R]
 
 For one arm of each lab's grid (the decoder lab's residual pre-norm decoder of eight blocks at
-the lab's learning rate; the gradients lab's residual stack of thirty-two blocks with a zero
-start), it trains ``--seeds`` cells with no cell cache, through `engine.experiments.grid`,
-once on every usable core and once with the grid limited to one core (the floor: the same
-cells in turn), alternately, ``--repeat`` times, and prints the median seeds per second of each
-and their ratio. Nothing here is asserted: timings are not deterministic, so they belong here,
-never in a trace or on a page.
+the lab's learning rate, in the lab's float32 and in float64; the gradients lab's residual
+stack of thirty-two blocks with a zero start), it trains ``--seeds`` cells with no cell
+cache, through `engine.experiments.grid`, once on every usable core and once with the grid
+limited to one core (the floor: the same cells in turn), alternately, ``--repeat`` times, and
+prints the median seeds per second of each and their ratio. Nothing here is asserted:
+timings are not deterministic, so they belong here, never in a trace or on a page.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import os
 import statistics
@@ -43,12 +44,14 @@ def arms(seeds: int) -> dict[str, tuple[list[object], object]]:
     decoder = DecoderTrainingConfig()
     stacks = StackTrainingConfig()
     first_decoder = decoder.cells()[0].setting
+    double = dataclasses.replace(first_decoder, precision="float64")
     first_stack = stacks.cells()[0].setting
+    corpus = ArithmeticCorpus()
     return {
-        "decoder, eight blocks": (
-            [decoder_cells.TrainingCell(first_decoder, "residual", "pre", 8, decoder.lr, 0, s)
-             for s in range(seeds)],
-            functools.partial(decoder_cells.train_cell, ArithmeticCorpus())),
+        **{f"decoder, eight blocks, {setting.precision}": (
+            [decoder_cells.TrainingCell(setting, "residual", "pre", 8, decoder.lr, 0, s)
+             for s in range(seeds)], functools.partial(decoder_cells.train_cell, corpus))
+           for setting in (first_decoder, double)},
         "stack, thirty-two blocks": (
             [stack_cells.StackCell(first_stack, "residual", "zero", 32, stacks.lr, s)
              for s in range(seeds)], stack_cells.train_cell),

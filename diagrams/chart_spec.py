@@ -30,6 +30,14 @@ class Line:
     first: int = 1
 
 
+@dataclass(frozen=True)
+class Yardstick:
+    """A horizontal yardstick at one traced value (``y``, a path), labelled on the chart."""
+
+    label: str
+    y: str
+
+
 #: ``Line.x`` for values plotted against their position (first, second, ...).
 POSITIONS = None
 
@@ -51,3 +59,7 @@ class Chart:
     fmt: str = "sci"
     #: Width and height in inches (``diagrams.plots.Plot.size``); None: the plots' default.
     size: tuple[float, float] | None = None
+    #: Yardsticks drawn across the plot, each labelled at its right end.
+    references: tuple[Yardstick, ...] = ()
+    #: Charts (by name) drawn on the same y range as this one, so they compare by eye.
+    shares_y_with: tuple[str, ...] = ()

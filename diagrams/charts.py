@@ -21,6 +21,7 @@ Contract:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -28,7 +29,7 @@ from markupsafe import Markup, escape
 
 from diagrams import charts_gradient_flow as gradient_flow
 from diagrams import charts_residual_stream as residual_stream
-from diagrams.chart_spec import POSITIONS, Chart, Line, Paths
+from diagrams.chart_spec import POSITIONS, Chart, Line, Paths, Yardstick
 from diagrams.errors import RenderError
 from diagrams.format import traced
 from diagrams.plots import Plot, Series, render_plot
@@ -104,11 +105,42 @@ def plot_of(name: str, traces: Trace | TraceSet) -> Plot:
         low, high = _band(trace, line)
         series.append(Series(line.label, tuple(xs), tuple(v for _, v in ys), low, high,
                              line.style))
+    references = tuple((ref.label, _reference(trace, ref)[1]) for ref in chart.references)
     try:
         return Plot(name, chart.title, chart.desc, chart.xlabel, chart.ylabel, tuple(series),
-                    xscale=chart.xscale, yscale=chart.yscale, size=chart.size)
+                    xscale=chart.xscale, yscale=chart.yscale, size=chart.size,
+                    references=references, ylim=_shared_ylim(chart, trace))
     except RenderError as err:  # a declaration no plot can draw: name where it is declared
         raise RenderError(DECLARED_IN[name], None, f"chart {name!r}: {err.message}") from None
+
+
+def _reference(trace: Trace, reference: Yardstick) -> tuple[str, float]:
+    """A yardstick's path and value (one number)."""
+    value = trace.resolve(reference.y)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise RenderError(trace.path, None, f"yardstick {reference.label!r}: {reference.y} "
+                          "must name one number")
+    return reference.y, float(value)
+
+
+def _y_extent(chart: Chart, trace: Trace) -> tuple[float, float]:
+    """The least and largest finite y a chart draws: lines, bands and yardsticks."""
+    values = [value for line in chart.lines for paths in (line.y, line.low, line.high)
+              if paths is not None for _, value in _points(trace, paths)]
+    values += [_reference(trace, reference)[1] for reference in chart.references]
+    finite = [value for value in values if math.isfinite(value)]
+    return min(finite), max(finite)
+
+
+def _shared_ylim(chart: Chart, trace: Trace) -> tuple[float, float] | None:
+    """One y range for a chart and those it shares it with (matplotlib's five per cent
+    margins around all of their data), or None when it shares with none."""
+    if not chart.shares_y_with:
+        return None
+    extents = [_y_extent(c, trace) for c in (chart, *map(_chart, chart.shares_y_with))]
+    low, high = min(e[0] for e in extents), max(e[1] for e in extents)
+    margin = 0.05 * (high - low)
+    return low - margin, high + margin
 
 
 def _x_values(trace: Trace, line: Line, count: int) -> list[float]:
@@ -184,7 +216,15 @@ def values_table(name: str, traces: Trace | TraceSet) -> Markup:
     return Markup(
         f'<table class="chart-values" data-chart="{escape(name)}">'
         f'<thead><tr><th scope="col">{escape(chart.xlabel)}</th>{"".join(head)}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table>")
+        f"<tbody>{''.join(rows)}</tbody>{_references_foot(chart, trace, len(columns))}</table>")
+
+
+def _references_foot(chart: Chart, trace: Trace, columns: int) -> str:
+    """The yardsticks as the table's foot: one row each, its value across the columns."""
+    rows = "".join(f'<tr><th scope="row">{escape(ref.label)}</th><td colspan="{columns}">'
+                   f"{traced(trace, _reference(trace, ref)[0], chart.fmt)}</td></tr>"
+                   for ref in chart.references)
+    return f"<tfoot>{rows}</tfoot>" if rows else ""
 
 
 def _same_x(trace: Trace, line: Line, first: Line) -> bool:

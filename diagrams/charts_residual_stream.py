@@ -9,7 +9,7 @@ starts at position one, so block ``k`` sits above the state it produced.
 
 from __future__ import annotations
 
-from diagrams.chart_spec import POSITIONS, Chart, Line
+from diagrams.chart_spec import POSITIONS, Chart, Line, Yardstick
 
 TRACE = "residual-stream-v3"
 #: The trainability runs drawn against the step, in the order of the trace.
@@ -37,46 +37,64 @@ def _rates(series: str, label: str, style: int | None = None) -> Line:
 
 
 LOSS_AXIS = "validation loss (nats per token)"
+#: The corpus's yardsticks, drawn on every loss chart of the training grid.
+YARDSTICKS = (Yardstick("unigram", "CORPUS.unigram"),
+              Yardstick("format only", "CORPUS.format-only"),
+              Yardstick("generator’s floor", "CORPUS.generator"))
+YARDSTICK_TEXT = (" Dotted lines: the unigram loss, the format-only loss and the generator's "
+                  "floor.")
 BAND = " The line is the median over seeds, the shaded band their range."
 
 CHARTS = (
     Chart(
         "rs-training-residual", TRACE, "Validation loss of residual decoders by depth",
         "Validation loss during training for residual pre-norm decoders of three depths, each "
-        "at its own best learning rate." + BAND,
+        "at its own best learning rate." + BAND + YARDSTICK_TEXT,
         "training step", LOSS_AXIS,
         tuple(_best(f"residual-prenorm-{word}", label, style=place)
               for place, (word, label) in enumerate(DEPTHS)),
-        fmt="fixed6", size=SIZE),
+        fmt="fixed6", size=SIZE, references=YARDSTICKS, shares_y_with=("rs-training-plain",)),
     Chart(
         "rs-training-plain", TRACE, "Validation loss of plain decoders by depth",
         "Validation loss during training for plain pre-norm decoders, the residual decoders "
         "with their adds removed, at the same three depths, each at its own best learning "
-        "rate." + BAND,
+        "rate." + BAND + YARDSTICK_TEXT,
         "training step", LOSS_AXIS,
         tuple(_best(f"plain-prenorm-{word}", label, style=place)
               for place, (word, label) in enumerate(DEPTHS)),
-        fmt="fixed6", size=SIZE),
+        fmt="fixed6", size=SIZE, references=YARDSTICKS, shares_y_with=("rs-training-residual",)),
     Chart(
         "rs-learning-rates", TRACE, "Final validation loss against the learning rate",
         "Final validation loss of every pre-norm decoder, residual and plain at each depth, "
-        "at each peak learning rate of the grid." + BAND,
+        "at each peak learning rate of the grid." + BAND + YARDSTICK_TEXT,
         "peak learning rate", LOSS_AXIS,
         (*(_rates(f"residual-prenorm-{word}-warmup0", f"residual, {label}", style=place)
            for place, (word, label) in enumerate(DEPTHS)),
          *(_rates(f"plain-prenorm-{word}-warmup0", f"plain, {label}", style=place + 3)
            for place, (word, label) in enumerate(DEPTHS))),
-        xscale="log", fmt="fixed6", size=SIZE),
+        xscale="log", fmt="fixed6", size=SIZE, references=YARDSTICKS),
     Chart(
         "rs-norm-placement", TRACE, "Post-norm's final loss by learning rate and warm-up",
         "Final validation loss of the deepest residual decoder with the norm after each add "
         "(post-norm), at each peak learning rate, without warm-up and with the longest "
-        "warm-up, beside pre-norm without warm-up." + BAND,
+        "warm-up, beside pre-norm without warm-up." + BAND + YARDSTICK_TEXT,
         "peak learning rate", LOSS_AXIS,
         (_rates("residual-prenorm-eight-warmup0", "pre-norm, no warm-up", style=2),
          _rates("residual-postnorm-eight-warmup0", "post-norm, no warm-up", style=4),
          _rates("residual-postnorm-eight-warmup100", "post-norm, warm-up", style=5)),
-        xscale="log", fmt="fixed6", size=SIZE),
+        xscale="log", fmt="fixed6", size=SIZE, references=YARDSTICKS),
+    Chart(
+        "rs-long-training", TRACE, "Validation loss of the two-block decoders trained longer",
+        "Validation loss during the long runs: the two-block residual and plain pre-norm "
+        "decoders, each at its best learning rate of the grid, trained for many more steps "
+        "than the grid's runs." + BAND + YARDSTICK_TEXT,
+        "training step", LOSS_AXIS,
+        tuple(Line(label, f"LONG[{curve}].eval-steps", f"LONG[{curve}].curve-median",
+                   low=f"LONG[{curve}].curve-low", high=f"LONG[{curve}].curve-high",
+                   style=style)
+              for curve, label, style in (("residual-prenorm-two", "residual", 0),
+                                          ("plain-prenorm-two", "plain", 3))),
+        fmt="fixed6", size=SIZE, references=YARDSTICKS),
     Chart(
         "rs-stream-norms", TRACE, "Stream norm and write norms, block by block",
         "For the deepest trained residual decoder, the mean norm of the stream after each "

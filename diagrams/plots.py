@@ -10,6 +10,8 @@ light and dark themes. Series are told apart by line style and marker as well as
 series may carry a band (low and high values per x, drawn translucent behind its line), and long
 series get markers on a subset of their points only; a series may fix its look (``style``) so a
 quantity keeps it across charts, and the legend sits below the axes, never over the data.
+Yardsticks (``references``) are thin dotted lines named at their right end; ``ylim`` fixes
+the y range (charts compared side by side share it).
 Every plotted value comes from the ``Series`` (built from trace paths by the page's plot
 declarations); tick labels are derived by matplotlib from the plotted data's range.
 """
@@ -17,6 +19,7 @@ declarations); tick labels are derived by matplotlib from the plotted data's ran
 from __future__ import annotations
 
 import io
+import math
 import re
 from dataclasses import KW_ONLY, dataclass
 from functools import cache
@@ -80,6 +83,10 @@ class Plot:
     #: Width and height in inches (default `SIZE`); a narrower figure keeps its text
     #: readable when a phone scales it down to the column.
     size: tuple[float, float] | None = None
+    #: Horizontal yardsticks as (label, y): a thin grey line each, labelled at its right end.
+    references: tuple[tuple[str, float], ...] = ()
+    #: The y range to show (low, high); None: matplotlib's, from what is drawn.
+    ylim: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         # Refused when declared, not when drawn: a chart's declaration error then names
@@ -96,6 +103,10 @@ def _check(plot: Plot) -> None:
         raise RenderError(where, None, "a plot's size is a width and a height in inches")
     if plot.xscale not in SCALES or plot.yscale not in SCALES:
         raise RenderError(where, None, f"axis scales must be one of {', '.join(SCALES)}")
+    if not all(math.isfinite(y) for _, y in plot.references):
+        raise RenderError(where, None, "a reference line needs a finite value")
+    if plot.ylim is not None and not plot.ylim[0] < plot.ylim[1]:
+        raise RenderError(where, None, "a y range is a low and a larger high")
     for series in plot.series:
         if len(series.x) != len(series.y) or not series.x:
             raise RenderError(where, None, f"series {series.label!r}: x and y must be "
@@ -142,7 +153,10 @@ def _draw(plot: Plot) -> str:
                           linestyle=STYLES[index % len(STYLES)],
                           marker=MARKERS[index % len(MARKERS)], markersize=4, linewidth=1.5,
                           markevery=_mark_every(len(series.x)))
+            _references(axes, plot)
             _scale(axes, plot)
+            if plot.ylim is not None:
+                axes.set_ylim(*plot.ylim)
             axes.set_xlabel(plot.xlabel)
             axes.set_ylabel(plot.ylabel)
             axes.grid(True, linewidth=0.4, alpha=0.4, color="black")
@@ -169,6 +183,16 @@ def _draw(plot: Plot) -> str:
         finally:
             pyplot.close(figure)
     return out.getvalue()
+
+
+def _references(axes: Any, plot: Plot) -> None:
+    """Yardsticks behind the data, each named just above its line at the right edge."""
+    for label, y in plot.references:
+        axes.axhline(y, color="black", alpha=0.55, linewidth=0.8, linestyle=(0, (1, 2)),
+                     zorder=0.5)
+        axes.annotate(label, xy=(1.0, y), xycoords=("axes fraction", "data"),
+                      xytext=(-2, 1.5), textcoords="offset points", ha="right", va="bottom",
+                      fontsize=8, alpha=0.8)
 
 
 def _below_xlabel(figure: Any, axes: Any, legend: Any) -> None:

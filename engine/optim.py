@@ -106,7 +106,7 @@ class Adam(_Optimizer):
         beta1, beta2 = self.betas
         for position, parameter, grad in self._gradients():
             first, second, count = self._moments[position] or (
-                np.zeros(parameter.shape), np.zeros(parameter.shape), 0
+                np.zeros_like(parameter.value), np.zeros_like(parameter.value), 0
             )
             first = beta1 * first + (1.0 - beta1) * grad
             second = beta2 * second + (1.0 - beta2) * grad * grad

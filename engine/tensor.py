@@ -1,9 +1,13 @@
 """Reverse-mode tape: `TensorValue`, `GraphRetention` and the backward walk.
 
 Contract:
-- A `TensorValue` holds a read-only float64 numpy value. Leaves are either parameters
-  (`TensorValue.parameter`, they collect gradients) or constants (they collect none).
-  Only `set_value` changes a value, only a parameter leaf's, and only by swapping arrays.
+- A `TensorValue` holds a read-only numpy value in one of two precisions: float32 when it
+  was given float32, float64 otherwise (every other real kind converts to float64). An op's
+  result, and every gradient flowing back to a value, has the precision of its tensor
+  operands: float32 only when all of them are (a float32 model stays float32 end to end).
+  Leaves are either parameters (`TensorValue.parameter`, they collect gradients) or
+  constants (they collect none). Only `set_value` changes a value, only a parameter
+  leaf's, only by swapping arrays, and never its precision.
 - Every op result keeps tape edges to its parents plus the backward closure written beside
   its forward code (see `engine/ops/`); the closure returns one gradient per parent.
 - `backward_with_seed(seed, retention)` walks the tape once, in an iterative topological
@@ -37,30 +41,47 @@ class GraphRetention(enum.Enum):
     RETAIN = "retain"
 
 
-def as_float64(data: Any, op: str = "TensorValue") -> np.ndarray:
-    """A fresh, read-only float64 copy of ``data`` (so the tape can never be mutated)."""
-    array = np.array(numeric_array(data, op), dtype=np.float64, copy=True)
+def precision_of(data: np.ndarray) -> type[np.floating]:
+    """The tape's precision for an array: float32 stays float32, anything else is float64."""
+    return np.float32 if data.dtype == np.float32 else np.float64
+
+
+def as_tape_array(data: Any, op: str = "TensorValue",
+                  precision: type[np.floating] | None = None) -> np.ndarray:
+    """A fresh, read-only copy of ``data`` in ``precision`` (None: `precision_of` the data),
+    so the tape can never be mutated."""
+    array = numeric_array(data, op)
+    array = np.array(array, dtype=precision or precision_of(array), copy=True)
     array.flags.writeable = False
     return array
 
 
-def _adopt(value: Any, op: str) -> np.ndarray:
-    """``value`` itself, read-only, if nothing else can write to its memory; else a copy.
+def _adopt(value: Any, op: str, precision: type[np.floating]) -> np.ndarray:
+    """``value`` itself, read-only, if it has the op's precision and nothing else can write
+    to its memory; else a copy in that precision.
 
     Every op result passes through here, so it avoids copying: an array that owns its data
     is new (the op just computed it), and a view whose memory belongs to a read-only array
-    (a reshape or transpose of a tape value) cannot be written through any other name.
+    (a reshape or transpose of a tape value) cannot be written through any other name. A
+    float32 op that numpy widened (a float64 scalar in its formula) is narrowed back here.
     """
-    if type(value) is np.ndarray and value.dtype == np.float64:
+    if type(value) is np.ndarray and value.dtype == precision:
         base = value.base
         if value.flags.owndata or (isinstance(base, np.ndarray) and not base.flags.writeable):
             value.flags.writeable = False
             return value
-    return as_float64(value, op)
+    return as_tape_array(value, op, precision)
+
+
+def _operands_precision(parents: tuple[TensorValue, ...]) -> type[np.floating]:
+    """float32 when every tensor operand is float32, float64 otherwise."""
+    if parents and all(parent._value.dtype == np.float32 for parent in parents):
+        return np.float32
+    return np.float64
 
 
 class TensorValue:
-    """A float64 value on the tape, with an optional accumulated gradient."""
+    """A float64 or float32 value on the tape, with an optional accumulated gradient."""
 
     __slots__ = (
         "_backward", "_grad", "_op", "_parents", "_released", "_value", "name", "requires_grad"
@@ -68,7 +89,7 @@ class TensorValue:
 
     def __init__(self, data: Any, *, name: str | None = None, requires_grad: bool = False):
         kind = "parameter" if requires_grad else "constant"
-        self._value = as_float64(data, f"TensorValue.{kind}")
+        self._value = as_tape_array(data, f"TensorValue.{kind}")
         self._grad: np.ndarray | None = None
         self._parents: tuple[TensorValue, ...] = ()
         self._backward: BackwardFn | None = None
@@ -97,11 +118,11 @@ class TensorValue:
     ) -> TensorValue:
         """An op result; it keeps tape edges only if some parent needs a gradient.
 
-        The op hands ``value`` over: a fresh float64 array (or a view of a read-only one) is
-        made read-only and kept as it is, without a copy; anything else is copied first.
+        The op hands ``value`` over: a fresh array of its operands' precision (or a view of a
+        read-only one) is made read-only and kept as it is; anything else is copied first.
         """
         result = cls.__new__(cls)
-        result._value = _adopt(value, op)
+        result._value = _adopt(value, op, _operands_precision(parents))
         result._grad = None
         result._parents = ()
         result._backward = None
@@ -131,6 +152,12 @@ class TensorValue:
         return self._op
 
     @property
+    def parents(self) -> tuple[TensorValue, ...]:
+        """The op's tensor operands (empty for a leaf, for a result no gradient flows through,
+        and once backward released the tape)."""
+        return self._parents
+
+    @property
     def is_leaf(self) -> bool:
         return self._backward is None and not self._released
 
@@ -156,11 +183,11 @@ class TensorValue:
 
         The old array is replaced, never written to: closures of results computed before
         captured it and keep describing that forward, so run a new forward after an update.
-        The accumulated gradient is kept.
+        The accumulated gradient is kept, and so is the precision (``data`` is converted).
         """
         if self._op != "parameter" or not self.is_leaf:
             raise GradientError(f"set_value: only a parameter leaf can be updated, got {self!r}")
-        value = as_float64(data, "set_value")
+        value = as_tape_array(data, "set_value", self._value.dtype.type)
         if value.shape != self.shape:
             raise ShapeError("set_value", self.shape, value.shape, "the shape must not change",
                              labels=("expected", "got"))
@@ -269,7 +296,7 @@ def _check_retention(retention: object, caller: str) -> None:
 # --8<-- [start:backward]
 def backward_walk(root: TensorValue, seed: Any, retention: GraphRetention) -> None:
     """Reverse mode: hand every node's gradient to its parents, children before parents."""
-    seed = np.asarray(seed, dtype=np.float64)
+    seed = np.asarray(seed, dtype=root.value.dtype)
     if seed.shape != root.shape:
         raise GradientError(
             "backward_with_seed: seed shape must equal the output shape: "
@@ -285,7 +312,7 @@ def backward_walk(root: TensorValue, seed: Any, retention: GraphRetention) -> No
             continue
         if node.is_leaf:
             if node._grad is None:
-                node._grad = np.zeros(node.shape)
+                node._grad = np.zeros(node.shape, node._value.dtype)
             node._grad += upstream  # accumulate across edges and across walks
             continue
         for parent, grad in zip(node._parents, node._backward(upstream), strict=True):
@@ -311,8 +338,8 @@ def _accumulate(
             f"expected {format_shape(parent.shape)} got {format_shape(np.shape(grad))}"
         )
     key = id(parent)
-    if type(grad) is not np.ndarray or grad.dtype != np.float64:
-        grad = np.asarray(grad, dtype=np.float64)
+    if type(grad) is not np.ndarray or grad.dtype != parent._value.dtype:
+        grad = np.asarray(grad, dtype=parent._value.dtype)  # a gradient has its value's precision
     if key in pending:
         pending[key] = pending[key] + grad  # a second edge into the same node adds
     else:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from diagrams import charts_gradient_flow
-from diagrams.chart_spec import POSITIONS, Chart, Line
+from diagrams.chart_spec import POSITIONS, Chart, Line, Yardstick
 from diagrams.charts import CHARTS, plot_of, render_chart, values_table
 from diagrams.errors import RenderError
 from diagrams.format import number_tokens
@@ -71,6 +71,26 @@ def test_positions_plot_one_to_n_and_name_rows_in_words(trace: Trace, extra_char
     # Outside the traced spans, the table holds no digit at all.
     untraced = re.sub(r'<span class="tv"[^>]*>[^<]*</span>', "", table)
     assert number_tokens(re.sub(r"<[^>]+>", " ", untraced)) == []
+
+
+def test_yardsticks_are_drawn_and_listed_and_shared_ranges_hold_both_charts(
+        trace: Trace, monkeypatch: pytest.MonkeyPatch) -> None:
+    gain = Yardstick("teacher gain", "TRAINING-CONFIG.teacher-gain")
+    for name, curve, other, references in (("gf-one", "plain-2", "gf-two", (gain,)),
+                                           ("gf-two", "residual-32", "gf-one", ())):
+        monkeypatch.setitem(CHARTS, name, Chart(
+            name, "gradient-flow-v3", "t", "d", "step", "loss",
+            (Line(curve, f"TRAINING[{curve}].steps", f"TRAINING[{curve}].loss"),),
+            references=references, shares_y_with=(other,)))
+    one, two = plot_of("gf-one", trace), plot_of("gf-two", trace)
+    assert one.references == (("teacher gain", trace.resolve("TRAINING-CONFIG.teacher-gain")),)
+    assert one.ylim == two.ylim and plot_of("gf-training", trace).ylim is None
+    drawn = [*one.series[0].y, *two.series[0].y, one.references[0][1]]
+    assert one.ylim[0] < min(drawn) and max(drawn) < one.ylim[1]
+    assert "teacher gain" in render_chart("gf-one", trace)
+    table = str(values_table("gf-one", trace))
+    assert '<tfoot><tr><th scope="row">teacher gain</th><td colspan="1">' in table
+    assert 'data-trace="gradient-flow-v3:TRAINING-CONFIG.teacher-gain"' in table
 
 
 def test_a_column_path_reads_every_record_of_a_kind(trace: Trace) -> None:

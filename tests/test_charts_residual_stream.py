@@ -107,7 +107,9 @@ def test_training_curves_share_their_evaluation_steps(trace: Trace) -> None:
     steps = {record.eval_steps for record in trace.training}
     assert len(steps) == 1
     table = str(values_table("rs-training-residual", trace))
-    assert table.count("<tr>") == 1 + len(steps.pop())
+    # the head, one row per step, one per yardstick (the table's foot)
+    assert table.count("<tr>") == 1 + len(steps.pop()) + 3
+    assert table.count('<tr><th scope="row">') == len(trace.training[0].eval_steps) + 3
 
 
 def test_a_zero_on_the_log_axis_stays_in_the_values_table(trace: Trace) -> None:

@@ -193,4 +193,5 @@ def test_residual_trains_deeper_at_the_same_start(residual, verdict) -> None:
 
 def test_a_gradients_claim_whose_arms_are_missing_is_inconclusive() -> None:
     grid = stacks(plain_default_8=spread(0.5))
-    assert {claim.decide(grid) for claim in gradient_rules.CLAIMS[1:]} == {"inconclusive"}
+    training = [claim for claim in gradient_rules.CLAIMS[1:] if claim.section == "training"]
+    assert {claim.decide(grid) for claim in training} == {"inconclusive"}

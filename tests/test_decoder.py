@@ -143,6 +143,18 @@ def test_same_seed_same_bits_other_seed_other_weights():
     assert not np.array_equal(first(tokens()).value, other(tokens()).value)
 
 
+@pytest.mark.parametrize("settings", [dict(), dict(variant="plain", norm="post")])
+def test_a_float32_decoder_is_float32_end_to_end_and_near_its_float64_twin(settings):
+    single, double = Decoder(tiny(precision="float32", **settings)), Decoder(tiny(**settings))
+    loss = single.loss(tokens()[:, :-1], tokens()[:, 1:])
+    loss.backward()
+    assert loss.value.dtype == np.float32
+    assert {p.value.dtype for p in single.parameters()} == {np.dtype(np.float32)}
+    assert {p.gradient().dtype for p in single.parameters()} == {np.dtype(np.float32)}
+    reference = double.loss(tokens()[:, :-1], tokens()[:, 1:]).value
+    np.testing.assert_allclose(loss.value, reference, rtol=1e-5)
+
+
 def test_readout_and_snapshot_load():
     model = Decoder(tiny())
     run = model.forward(tokens())
@@ -156,7 +168,7 @@ def test_readout_and_snapshot_load():
 
 @pytest.mark.parametrize("bad", [dict(width=10, heads=4), dict(variant="skip"),
                                  dict(norm="middle"), dict(output_init="tiny"), dict(depth=0),
-                                 dict(tied=1), dict(seed=-1)])
+                                 dict(tied=1), dict(seed=-1), dict(precision="float16")])
 def test_bad_configs_are_refused(bad):
     with pytest.raises(ConfigError):
         tiny(**bad)

@@ -19,6 +19,7 @@ from gradient_flow_support import lab_results
 from engine.experiments.gradient_flow import LAB_SEED, GradientFlowResults
 from engine.experiments.gradient_flow.common import CAP, capped, fate
 from engine.experiments.gradient_flow.explorer import ExplorerConfig, explorer_grid
+from engine.experiments.gradient_flow.identity import IdentityConfig, identity_fit
 from engine.experiments.gradient_flow.paths import (
     RandomPathsConfig,
     _graded_contributions,
@@ -235,6 +236,7 @@ def test_training_curves(lab: GradientFlowResults) -> None:
         assert not curve.diverged and curve.final_loss < curve.initial_loss
     # A zero-initialized residual stack starts as the identity: the same loss at every depth.
     assert len({curves[f"residual-{d}"].initial_loss for d in (2, 8, 32)}) == 1
+    assert lab.training.precision == "float64"  # read off the trained weights
 
 
 def test_training_divergence_is_flagged_and_capped() -> None:
@@ -243,6 +245,19 @@ def test_training_divergence_is_flagged_and_capped() -> None:
     assert curve.diverged and curve.final_loss == CAP
     assert all(math.isfinite(v) for v in curve.loss)
     assert trainability(1, SMALL_TRAINING) == trainability(1, SMALL_TRAINING)
+
+
+def test_identity_fit_zero_start_stays_exact_and_a_divergence_is_capped() -> None:
+    fitted = identity_fit(IdentityConfig(width=4, hidden=8, samples=16, steps=20,
+                                         lrs=(0.1, 1e3), seeds=(1, 2)))
+    arms = {arm.arm: arm for arm in fitted.arms}
+    assert fitted.arm_names == tuple(arms) and len(arms) == 3 * 2
+    assert arms["residual-zero-lr0.1"].final == (0.0, 0.0) == arms["residual-zero-lr0.1"].initial
+    assert arms["plain-default-lr1000"].diverged == 2
+    assert arms["plain-default-lr1000"].final == (CAP, CAP)
+    best = {b.model: b for b in fitted.best}
+    assert best["plain-default"].arm == "plain-default-lr0.1"
+    assert best["plain-default"].median < best["plain-default"].initial
 
 
 # -- 7. explorer grid -------------------------------------------------------------------------

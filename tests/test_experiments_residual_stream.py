@@ -17,7 +17,8 @@ import pytest
 
 from engine.data import ArithmeticCorpus
 from engine.experiments.residual_stream.common import MAX_POINTS, LabProgress, mean_loss, walk
-from engine.experiments.residual_stream.cost import flops, tape_memory
+from engine.experiments.residual_stream.cost import flops, intensity, tape_memory
+from engine.experiments.residual_stream.long_training import LongTrainingConfig, long_training
 from engine.experiments.residual_stream.precision import (
     lost_fraction,
     precision,
@@ -31,7 +32,13 @@ from engine.experiments.residual_stream.projection import (
 )
 from engine.experiments.residual_stream.quantization import quantization, quantize, quantized_copy
 from engine.experiments.residual_stream.stream import early_exit, logit_lens, stream_sum
-from engine.experiments.residual_stream.surgery import lesions, pruning, skipped_loss
+from engine.experiments.residual_stream.surgery import (
+    lesions,
+    pruning,
+    reordering,
+    skipped_loss,
+    swapped,
+)
 from engine.experiments.residual_stream.training import (
     DecoderTrainingConfig,
     corpus_facts,
@@ -107,6 +114,17 @@ def test_deleting_a_silent_block_changes_nothing(corpus, data) -> None:
     assert all(skipped_loss(silent, *data, (k,)) == intact for k in range(3))
     (cut,) = lesions({"silent": silent}, *data)
     assert cut.loss == (intact,) * 3 and cut.median_increase == 0.0
+
+
+def test_swapping_neighbours_of_silent_blocks_changes_nothing(corpus, data) -> None:
+    silent = decoder(corpus, output_init="zero")
+    result = reordering("silent", silent, *data)
+    assert result.loss == (result.intact,) * 2 and result.worst_increase == 0.0
+    model = decoder(corpus)
+    first = swapped(model, 0)
+    assert first.blocks[:2] == model.blocks[1::-1] and first.blocks[2] is model.blocks[2]
+    assert skipped_loss(swapped(first, 0), *data, ()) == skipped_loss(model, *data, ())
+    assert reordering("model", model, *data).loss[0] == skipped_loss(first, *data, ())
 
 
 def test_pruning_nothing_and_everything(corpus, data) -> None:
@@ -186,6 +204,16 @@ def test_tape_memory_counts_each_array_once(corpus) -> None:
     assert held["attention-scores"] == 3 * 2 * 2 * corpus.sequence_length ** 2 * 8
 
 
+@pytest.mark.parametrize("precision, size", [("float64", 8), ("float32", 4)])
+def test_intensity_counts_the_residual_adds_by_hand(corpus, precision, size) -> None:
+    counted = intensity(decoder(corpus, precision=precision), corpus, batch=2, seed=1)
+    elements = 2 * corpus.sequence_length * SMALL["width"]
+    adds = 2 * SMALL["depth"]  # two per block
+    assert (counted.add_flops, counted.add_bytes) == (adds * elements, adds * 3 * elements * size)
+    assert counted.add_intensity == 1 / (3 * size) and counted.precision == precision
+    assert counted.ratio == counted.add_intensity / counted.matmul_intensity < 1
+
+
 def test_shortcuts(corpus) -> None:
     rng = np.random.default_rng(0)
     w = shortcut_matrix("orthogonal", rng, 4, 6, 0.25)
@@ -225,3 +253,21 @@ def test_tiny_trainability_and_corpus_facts(corpus, monkeypatch) -> None:
     facts = corpus_facts(corpus)
     assert (facts.vocab, facts.sequence_length, facts.validation_problems) == (13, 30, 1000)
     assert facts.generator == corpus.reference_losses.generator
+    assert result.precision == "float32"
+
+
+@pytest.mark.parametrize("tolerance, flat", [(10.0, True), (-10.0, False)])
+def test_tiny_long_runs_train_at_the_best_rate_and_test_flatness(corpus, monkeypatch,
+                                                                  tolerance, flat) -> None:
+    monkeypatch.delenv("ENGINE_CELL_CACHE", raising=False)
+    trained = trainability(corpus, 3, TINY_TRAINING)
+    config = LongTrainingConfig(curves=("plain-prenorm-two",), steps=8, eval_every=2,
+                                seeds=(3, 4), window=0.5, tolerance=tolerance)
+    long = long_training(corpus, config, TINY_TRAINING.setting(), trained)
+    (run,) = long.runs
+    best = next(b for b in trained.best if b.curve == "plain-prenorm-two")
+    assert (run.arm, run.lr, run.warmup, run.steps) == (best.arm, best.lr, best.warmup, 8)
+    assert run.eval_steps == (2, 4, 6, 8) and run.window_start == 4
+    assert run.last_drop == run.curve_median[1] - run.curve_median[-1]
+    assert run.flat is flat and run.low <= run.median <= run.high
+    assert long.steps == 8 and long.curves == ("plain-prenorm-two",)

@@ -72,15 +72,17 @@ GRADIENT_FLOW = {
         "RANDOM-PATH length=2 count=120 ", "RANDOM-PATH length=2 count=121 ", 11),
     "PATH-COUNT.counts = C(depth, k) for every k, at every depth up to "
     "EXPLORER-CONFIG.max-depth": (
-        "PATH-COUNT depth=1 counts=[1,1]", "PATH-COUNT depth=1 counts=[1,2]", 184),
+        "PATH-COUNT depth=1 counts=[1,1]", "PATH-COUNT depth=1 counts=[1,2]", 200),
     "EXPLORER-CONFIG: one cell per factor and depth, last-cell the count less one": (
-        "EXPLORER-CONFIG max-depth=32 ", "EXPLORER-CONFIG max-depth=31 ", 170),
+        "EXPLORER-CONFIG max-depth=32 ", "EXPLORER-CONFIG max-depth=31 ", 186),
     "ARM median, low and high are those of its final-loss": (
         "median=0.5148128449441557 low=0.465954131077576", "median=0.5148128449441557 low=0.4",
         92),
     "BEST is each architecture's arm with the lowest median": (
         "BEST stack=plain-default-2 arm=plain-default-2-lr0.03 lr=0.03",
         "BEST stack=plain-default-2 arm=plain-default-2-lr0.03 lr=0.01", 146),
+    "IDENTITY spreads follow from the seeds, IDENTITY-BEST has the lowest median": (
+        "median=0.049105480931762174", "median=0.05", 171),
     "PATH-MAGNITUDE.peak-length is the length with the largest total": (
         "peak-length=3\nPATH-MAGNITUDE gain=0.5", "peak-length=4\nPATH-MAGNITUDE gain=0.5", 28),
     **{f"CLAIM[{key}].verdict follows its rule": (
@@ -90,23 +92,30 @@ GRADIENT_FLOW = {
 }
 
 RESIDUAL_STREAM = {
-    "MEMORY.total = the sum of HOLDER bytes": ("total=12065144 ", "total=12065145 ", 80),
+    "MEMORY.total = the sum of HOLDER bytes": ("total=12065144 ", "total=12065145 ", 85),
     "STREAM.relative-error = STREAM.max-error / STREAM.max-stream": (
-        "relative-error=5.170217258781951e-16", "relative-error=5.2e-16", 54),
+        "relative-error=5.210163588760298e-16", "relative-error=5.2e-16", 57),
     "EARLY-EXIT.loss at threshold zero = EARLY-EXIT-CONFIG.full-loss": (
-        "EARLY-EXIT threshold=0.0 mean-blocks=8.0 loss=1.2790590448861687",
-        "EARLY-EXIT threshold=0.0 mean-blocks=8.0 loss=1.28", 57),
+        "EARLY-EXIT threshold=0.0 mean-blocks=8.0 loss=1.2723035202121271",
+        "EARLY-EXIT threshold=0.0 mean-blocks=8.0 loss=1.28", 60),
     "LENS.residual ends at PRUNING.angular's first loss (nothing pruned)": (
-        "1.2790590448861687] plain=", "1.28] plain=", 55),
+        "1.2723035202121271] plain=", "1.28] plain=", 58),
     "ARM median, low and high are those of its final-validation": (
-        "median=1.2616451137981413 low=1.2501150846867461 high=1.310552078386785 sum",
-        "median=1.2616451137981413 low=1.2401150846867461 high=1.310552078386785 sum", 12),
+        "median=1.2616441713835664 low=1.2501191814502557 high=1.310549954454342 sum",
+        "median=1.2616441713835664 low=1.2401191814502557 high=1.310549954454342 sum", 12),
     "BEST is each architecture's arm with the lowest median": (
         "BEST curve=residual-prenorm-two arm=residual-prenorm-two-lr0.01-warmup0 lr=0.01",
         "BEST curve=residual-prenorm-two arm=residual-prenorm-two-lr0.01-warmup0 lr=0.003", 37),
     "SERIES are the ARM records of one architecture and warm-up": (
-        "lrs=[0.001,0.003,0.01] median=[1.4325948982951453,",
+        "lrs=[0.001,0.003,0.01] median=[1.4325948618129343,",
         "lrs=[0.001,0.003,0.01] median=[1.5,", 44),
+    "REORDER: one swap per neighbouring pair, its increases from its losses": (
+        "worst-increase=1.379040879622326", "worst-increase=1.38", 74),
+    "INTENSITY: each intensity is its flops over its bytes, the ratio theirs": (
+        "ratio=0.012168169636389975", "ratio=0.0121", 84),
+    "LONG spreads, its arm (the BEST) and its flatness follow from its values": (
+        "last-drop=0.01894223690032959 flat=false", "last-drop=0.01894223690032959 flat=true",
+        54),
     # every claim: its verdict changed to another is rejected at its own line
     **{f"CLAIM[{key}].verdict follows its rule": (
         f"CLAIM key={key} verdict={verdict}",

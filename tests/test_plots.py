@@ -74,6 +74,8 @@ def test_the_svg_is_accessible_and_theme_neutral() -> None:
     (("p", "t", "d", "x", "y", ()), {"xscale": "cubic"}, "scales"),
     (("p", "t", "d", "x", "y", (Series("s", (1.0,), (1.0, 2.0)),)), {}, "one length"),
     (("p", "t", "d", "x", "y", ()), {"size": (0.0, 3.0)}, "size"),
+    (("p", "t", "d", "x", "y", ()), {"references": (("floor", float("nan")),)}, "reference"),
+    (("p", "t", "d", "x", "y", ()), {"ylim": (1.0, 1.0)}, "y range"),
 ])
 def test_a_plot_no_drawing_could_show_is_refused_when_made(
         args: tuple[Any, ...], options: dict[str, Any], problem: str) -> None:

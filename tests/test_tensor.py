@@ -30,6 +30,28 @@ def test_values_are_float64_read_only_copies():
     assert x.value.tolist() == [1.0, 2.0]
 
 
+def test_float32_stays_float32_through_ops_and_backward():
+    w = TensorValue.parameter(np.array([[0.5, -1.0], [2.0, 0.25]], dtype=np.float32), name="w")
+    x = TensorValue.constant(np.array([[1.0, 2.0]], dtype=np.float32))
+    scale = np.float64(1.5)  # a float64 scalar widens a numpy float32 result; the tape narrows it
+    y = (x @ w) * scale
+    assert w.value.dtype == x.value.dtype == y.value.dtype == np.float32
+    y.sum_axis(1).backward_with_seed(np.ones(1))
+    assert w.gradient().dtype == np.float32
+    np.testing.assert_array_equal(w.gradient(), np.array([[1.5, 1.5], [3.0, 3.0]], np.float32))
+    w.set_value(np.zeros((2, 2)))  # float64 data, the parameter's precision kept
+    assert w.value.dtype == np.float32
+
+
+def test_one_float64_operand_makes_the_result_and_its_gradients_float64():
+    a = TensorValue.parameter(np.ones(2, dtype=np.float32), name="a")
+    b = TensorValue.parameter(np.ones(2), name="b")
+    total = (a * b).sum_axis(0)
+    assert total.value.dtype == np.float64
+    total.backward()
+    assert a.gradient().dtype == np.float32 and b.gradient().dtype == np.float64
+
+
 def test_parameters_collect_gradients_and_constants_do_not():
     w = TensorValue.parameter([3.0, 4.0])
     c = TensorValue.constant([5.0, 6.0])

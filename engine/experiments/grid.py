@@ -56,6 +56,14 @@ class Cell(Protocol):
     def arm(self) -> str: ...
 
 
+def precision(results: Sequence[Result]) -> str:
+    """The one floating-point format the cells trained in (each result's ``precision``)."""
+    found = {str(result["precision"]) for result in results}
+    if len(found) != 1:
+        raise ValueError(f"grid: the cells must train in one precision, got {sorted(found)}")
+    return found.pop()
+
+
 def run_grid(cells: Sequence[Cell], train: Callable[[Any], Result], sources: Sequence[Path],
              progress: TextIO | None = None, label: str = "grid") -> list[dict[str, np.ndarray]]:
     """Every cell's result (see the module doc)."""

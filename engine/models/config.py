@@ -14,6 +14,9 @@ Fields (names as in the lab):
 - ``tied``: read logits with the token embedding itself (``Eᵀ``) instead of a separate
   ``unembed`` matrix.
 - ``seed``: fixes every initial weight.
+- ``precision``: ``float64`` (the chapter's exact fixtures and the gradient checks) or
+  ``float32`` (how language models train, and twice as fast here): every weight, and so
+  the whole tape, is held in it. The initial weights are the float64 draws, rounded.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from engine.errors import ConfigError
 VARIANTS = ("residual", "plain")
 NORMS = ("pre", "post")
 OUTPUT_INITS = ("default", "scaled", "zero")
+PRECISIONS = ("float64", "float32")
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,7 @@ class DecoderConfig:
     output_init: str = "default"
     tied: bool = False
     seed: int = 0
+    precision: str = "float64"
 
     def __post_init__(self) -> None:
         for label in ("vocab_size", "context", "width", "depth", "heads", "mlp_ratio"):
@@ -54,7 +59,7 @@ class DecoderConfig:
             raise ConfigError(f"DecoderConfig: width {self.width} must divide by heads "
                               f"{self.heads}")
         for label, allowed in (("variant", VARIANTS), ("norm", NORMS),
-                               ("output_init", OUTPUT_INITS)):
+                               ("output_init", OUTPUT_INITS), ("precision", PRECISIONS)):
             if getattr(self, label) not in allowed:
                 raise ConfigError(f"DecoderConfig: {label} must be one of {', '.join(allowed)}; "
                                   f"got {getattr(self, label)!r}")

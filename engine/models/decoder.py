@@ -40,7 +40,7 @@ from engine import init
 from engine.errors import ConfigError, ShapeError
 from engine.models.attention import CausalSelfAttention
 from engine.models.config import DecoderConfig
-from engine.nn import MLP, Norm, named_linear, residual_add
+from engine.nn import MLP, Linear, Norm, named_linear, residual_add
 from engine.ops import add, cross_entropy, embedding, matmul, transpose
 from engine.ops._common import integer_indices
 from engine.tensor import TensorValue
@@ -93,6 +93,9 @@ class DecoderBlock:
         def rng(slot: int) -> np.random.Generator:
             return np.random.default_rng((config.seed, 1 + index, slot))
 
+        def linear(weight: str, values: np.ndarray) -> Linear:
+            return named_linear(f"{name}.{weight}", values.astype(config.precision))
+
         def output(slot: int, fan_in: int) -> np.ndarray:
             if config.output_init == "zero":
                 return init.zeros((fan_in, d))
@@ -102,15 +105,15 @@ class DecoderBlock:
 
         self.config = config
         self.attn = CausalSelfAttention(
-            *(named_linear(f"{name}.attn.{w}", init.xavier_normal(rng(slot), d, d))
+            *(linear(f"attn.{w}", init.xavier_normal(rng(slot), d, d))
               for slot, w in enumerate(("wq", "wk", "wv"))),
-            named_linear(f"{name}.attn.wo", output(3, d)),
+            linear("attn.wo", output(3, d)),
             config.heads,
         )
-        self.mlp = MLP(named_linear(f"{name}.mlp.w1", init.he_normal(rng(4), d, hidden)),
-                       named_linear(f"{name}.mlp.w2", output(5, hidden)), "gelu")
-        self.attn_norm = Norm("rms", d, f"{name}.attn.norm")
-        self.mlp_norm = Norm("rms", d, f"{name}.mlp.norm")
+        self.mlp = MLP(linear("mlp.w1", init.he_normal(rng(4), d, hidden)),
+                       linear("mlp.w2", output(5, hidden)), "gelu")
+        self.attn_norm = Norm("rms", d, f"{name}.attn.norm", config.precision)
+        self.mlp_norm = Norm("rms", d, f"{name}.mlp.norm", config.precision)
 
     # --8<-- [start:block-forward]
     def forward(self, x: TensorValue, merge: Merge | None = None) -> BlockPass:
@@ -141,16 +144,19 @@ class Decoder:
 
     def __init__(self, config: DecoderConfig) -> None:
         self.config = config
-        v, d = config.vocab_size, config.width
-        std = float(np.sqrt(0.5))
-        self.token_embedding = TensorValue.parameter(
+        v, d, std = config.vocab_size, config.width, float(np.sqrt(0.5))
+
+        def weight(values: np.ndarray, name: str) -> TensorValue:
+            return TensorValue.parameter(values.astype(config.precision), name)
+
+        self.token_embedding = weight(
             init.normal(np.random.default_rng((config.seed, 0, 0)), (v, d), std), "embed.token")
-        self.position_embedding = TensorValue.parameter(
+        self.position_embedding = weight(
             init.normal(np.random.default_rng((config.seed, 0, 1)), (config.context, d), std),
             "embed.position")
         self.blocks = [DecoderBlock(config, k) for k in range(config.depth)]
-        self.final_norm = Norm("rms", d, "final_norm")
-        self.unembed = None if config.tied else TensorValue.parameter(
+        self.final_norm = Norm("rms", d, "final_norm", config.precision)
+        self.unembed = None if config.tied else weight(
             init.xavier_normal(np.random.default_rng((config.seed, 0, 2)), d, v), "unembed")
 
     def embed(self, tokens: Any) -> TensorValue:

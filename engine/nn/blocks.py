@@ -42,13 +42,12 @@ NORMS = ("rms", "layer")
 class Norm:
     """`rms_norm` or `layer_norm` over the last axis with a learned weight (and bias)."""
 
-    def __init__(self, kind: str, width: int, name: str) -> None:
+    def __init__(self, kind: str, width: int, name: str, precision: str = "float64") -> None:
         _choose("Norm", "kind", kind, NORMS)
         self.kind = kind
-        self.weight = TensorValue.parameter(np.ones(width), name=f"{name}.weight")
-        self.bias = (
-            TensorValue.parameter(np.zeros(width), name=f"{name}.bias") if kind == "layer" else None
-        )
+        self.weight = TensorValue.parameter(np.ones(width, precision), name=f"{name}.weight")
+        self.bias = (TensorValue.parameter(np.zeros(width, precision), name=f"{name}.bias")
+                     if kind == "layer" else None)
 
     def __call__(self, h: TensorValue) -> TensorValue:
         if self.bias is None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from engine.errors import ShapeError
 from engine.tensor import TensorValue
 
@@ -42,5 +40,6 @@ class Linear:
 
 
 def named_linear(name: str, values: Any) -> Linear:
-    """A `Linear` whose weight is a parameter called ``name`` holding ``values`` ([in, out])."""
-    return Linear(TensorValue.parameter(np.asarray(values, dtype=np.float64), name=name))
+    """A `Linear` whose weight is a parameter called ``name`` holding ``values`` ([in, out]),
+    in their precision (float32 stays float32, see `engine.tensor`)."""
+    return Linear(TensorValue.parameter(values, name=name))

@@ -31,7 +31,7 @@ def embedding(table: Any, indices: Any) -> TensorValue:
     table_shape = a.shape
 
     def backward(grad: np.ndarray) -> tuple[np.ndarray]:
-        gradient = np.zeros(table_shape)
+        gradient = np.zeros(table_shape, grad.dtype)
         # Plain fancy-index assignment would keep only the last write to a repeated row.
         np.add.at(gradient, rows, grad)
         return (gradient,)

@@ -74,6 +74,18 @@ def identity_start_helps(get: Get) -> str:
                     finals.get(("residual", "default", depth)))
 
 
+def identity_hard_for_plain(get: Get) -> str:
+    best = {model: f"IDENTITY-BEST[{model}]" for model in get("IDENTITY-CONFIG.models")}
+    if not {"plain-default", "residual-default", "residual-zero"} <= set(best):
+        raise MissingArms("the identity fit needs the plain block and both residual blocks")
+    plain, residual = best["plain-default"], best["residual-default"]
+    if get(f"{plain}.median") <= get(f"{residual}.median"):
+        return "contradicts"
+    starts_there = get(f"{best['residual-zero']}.high") == 0.0
+    beats = get(f"{residual}.high") < get(f"{plain}.low")
+    return "supports" if starts_there and beats else "inconclusive"
+
+
 CLAIMS = (
     Claim("plain-degrades",
           "A deeper plain network trains to a higher loss than a shallower one", "training",
@@ -95,4 +107,12 @@ CLAIMS = (
           "the default initialization, each at its best learning rate: supports when every "
           "seed of the zero start ends lower, contradicts when every seed of the default one "
           "does, inconclusive otherwise.", identity_start_helps),
+    Claim("identity-hard-for-plain",
+          "A randomly initialized nonlinear layer finds it hard to learn the identity, while a "
+          "residual block starts there", "identity",
+          "One block fitted to its own input, each model at its best learning rate: supports "
+          "when the residual block with a zero output projection ends at exactly zero loss and "
+          "every seed of the residual block from the plain block's own initialization ends "
+          "below every seed of the plain block; contradicts when the plain block's median ends "
+          "at or below that residual block's; inconclusive otherwise.", identity_hard_for_plain),
 )

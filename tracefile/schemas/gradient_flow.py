@@ -192,7 +192,10 @@ RECORDS = (
     RecordSpec("TRAINING-CONFIG", (
         Key("width", "int", doc="stream width"), Key("hidden", "int", doc="branch hidden width"),
         Key("samples", "int", doc="training samples (full batch)"),
-        Key("steps", "int", doc="SGD steps for every model"), Key("lr", "float", doc="SGD lr"),
+        Key("steps", "int", doc="SGD steps for every model"),
+        Key("precision", "name",
+            doc="the floating-point format of every weight, activation and gradient"),
+        Key("lr", "float", doc="SGD lr"),
         Key("seed", "int", doc="seed of data, teacher and weights"),
         Key("teacher-gain", "float", doc="target t = tanh(gain x A) b, standardized"),
         Key("activation", "word", doc="branch activation"),
@@ -257,6 +260,37 @@ RECORDS = (
         Key("high", "vector", doc="the largest at each depth"),
     ), source="training.by_depth", keyed_by="line",
         doc="one variant and initialization across the depths"),
+    # -- 6b. learning the identity -------------------------------------------------------------
+    RecordSpec("IDENTITY-CONFIG", (
+        Key("width", "int", doc="the block's input and output width"),
+        Key("hidden", "int", doc="its hidden width (twice the width represents the identity)"),
+        Key("samples", "int", doc="standard normal inputs, the targets themselves"),
+        Key("steps", "int", doc="full-batch gradient descent steps"),
+        Key("lrs", "vector", doc="the learning rates"),
+        Key("seeds", "shape", doc="the seeds of weights and inputs"),
+        Key("models", "names",
+            doc="the plain block, the residual block from the same initialization, and the "
+                "residual block whose output projection starts at zero"),
+        Key("arm-names", "names", doc="every model at every rate, in order"),
+    ), source="identity", doc="one block fitted to the identity"),
+    RecordSpec("IDENTITY", (
+        Key("arm", "name", doc="the model and its learning rate"),
+        Key("model", "name", doc="the model"), Key("lr", "float", doc="the learning rate"),
+        Key("seeds", "shape", doc="the seeds, in the order of the vectors below"),
+        Key("initial", "vector", doc="each seed's loss before the first step"),
+        Key("final", "vector", doc="each seed's loss after the last step (capped if it diverged)"),
+        Key("median", "float", doc="their median"), Key("low", "float", doc="their least"),
+        Key("high", "float", doc="their largest"),
+        Key("diverged", "int", doc="seeds whose loss stopped being finite"),
+    ), source="identity.arms", keyed_by="arm", doc="one model at one rate over the seeds"),
+    RecordSpec("IDENTITY-BEST", (
+        Key("model", "name", doc="the model"),
+        Key("arm", "name", doc="its arm with the lowest median final loss"),
+        Key("lr", "float", doc="that arm's rate"),
+        Key("initial", "float", doc="its median loss before training"),
+        Key("median", "float", doc="its median final loss"),
+        Key("low", "float", doc="the least"), Key("high", "float", doc="the largest"),
+    ), source="identity.best", keyed_by="model", doc="each model at its best rate"),
     # -- 7. explorer grid ---------------------------------------------------------------------
     RecordSpec("EXPLORER-CONFIG", (
         Key("max-depth", "int", doc="depths 1..max-depth"),
@@ -357,6 +391,22 @@ def _spreads(get: Get) -> tuple[list[Any], list[Any]]:
     return told, [(statistics.median(f), min(f), max(f)) for f in finals]
 
 
+def _identity(get: Get) -> tuple[list[Any], list[Any]]:
+    told, want = [], []
+    arms = [f"IDENTITY[{name}]" for name in get("IDENTITY-CONFIG.arm-names")]
+    for arm in arms:
+        finals = get(f"{arm}.final")
+        told += [get(f"{arm}.{k}") for k in ("median", "low", "high")]
+        want += [statistics.median(finals), min(finals), max(finals)]
+    for model in get("IDENTITY-CONFIG.models"):
+        mine = [a for a in arms if get(f"{a}.model") == model]
+        best = min(mine, key=lambda a: (get(f"{a}.median"), get(f"{a}.arm")))
+        told += [get(f"IDENTITY-BEST[{model}].{k}") for k in ("arm", "median", "initial")]
+        want += [get(f"{best}.arm"), get(f"{best}.median"),
+                 statistics.median(get(f"{best}.initial"))]
+    return told, want
+
+
 def _peaks(get: Get) -> tuple[list[int], list[int]]:
     gains = get("RANDOM-PATHS.gains")
     totals = [get(f"PATH-MAGNITUDE[{g!r}].total") for g in gains]
@@ -369,6 +419,8 @@ INVARIANTS = (*INVARIANTS,
               _peaks),
     Invariant("ARM median, low and high are those of its final-loss", "ARM", _spreads),
     Invariant("BEST is each architecture's arm with the lowest median", "BEST", _best),
+    Invariant("IDENTITY spreads follow from the seeds, IDENTITY-BEST has the lowest median",
+              "IDENTITY", _identity),
     *(Invariant(f"CLAIM[{c.key}].verdict follows its rule", f"CLAIM[{c.key}]", _verdict(c))
       for c in CLAIMS),
 )

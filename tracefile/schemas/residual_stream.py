@@ -43,6 +43,9 @@ _TRAINING = (
         Key("heads", "int", doc="attention heads"), Key("hidden", "int", doc="MLP hidden width"),
         Key("steps", "int", doc="Adam steps for every model"),
         Key("batch", "int", doc="sequences per step"),
+        Key("precision", "name",
+            doc="the floating-point format of every weight, activation and gradient in "
+                "training (the analyses read the trained weights in double precision)"),
         Key("lr", "float", doc="peak learning rate, decayed along a cosine"),
         Key("warmup", "int", doc="warm-up steps (none: the post-norm comparison needs none)"),
         Key("seed", "int", doc="seed of weights and batches"),
@@ -115,6 +118,42 @@ _TRAINING = (
         Key("high", "vector", doc="the largest at each rate"),
     ), source="training.series", keyed_by="series",
         doc="one architecture and warm-up across the learning rates"),
+    RecordSpec("LONG-CONFIG", (
+        Key("curves", "names", doc="the architectures trained again, for longer"),
+        Key("steps", "int", doc="Adam steps of each long run (the schedule stretched to them)"),
+        Key("seeds", "shape", doc="the seeds of every long run"),
+        Key("window", "float",
+            doc="the share of training at its end over which a flat curve may fall only by "
+                "the tolerance"),
+        Key("tolerance", "float",
+            doc="how far, in nats, the median validation loss may fall over that window for "
+                "the curve to count as flat (fixed before the run)"),
+    ), source="long", doc="the long runs: which architectures, how long, the flatness test"),
+    RecordSpec("LONG", (
+        Key("curve", "word", doc="the architecture"),
+        Key("arm", "name", doc="its best arm in the short grid, whose rate it trains at"),
+        Key("lr", "float", doc="that arm's peak learning rate"),
+        Key("warmup", "int", doc="that arm's warm-up steps"),
+        Key("steps", "int", doc="Adam steps"),
+        Key("seeds", "shape", doc="the seeds, in the order of the vectors below"),
+        Key("final-validation", "vector", doc="each seed's final validation loss"),
+        Key("median", "float", doc="their median"), Key("low", "float", doc="their least"),
+        Key("high", "float", doc="their largest"),
+        Key("accuracy", "vector",
+            doc="each seed's share of held-out problems whose whole sum it predicts"),
+        Key("accuracy-median", "float", doc="their median"),
+        Key("accuracy-low", "float", doc="their least"),
+        Key("accuracy-high", "float", doc="their largest"),
+        Key("eval-steps", "shape", doc="steps at which the validation probe was read"),
+        Key("curve-low", "vector", doc="the least validation-probe loss over seeds, per step"),
+        Key("curve-median", "vector", doc="the median over seeds, per step"),
+        Key("curve-high", "vector", doc="the largest over seeds, per step"),
+        Key("window-start", "int", doc="the first probe step of the flatness window"),
+        Key("last-drop", "float",
+            doc="how far the median curve fell from the window's first probe to the last"),
+        Key("flat", "bool", doc="the fall stayed below the tolerance"),
+    ), source="long.runs", keyed_by="curve",
+        doc="one architecture trained long, at its best short-grid rate, over the seeds"),
 )
 
 _STREAM = (
@@ -196,6 +235,15 @@ _STREAM = (
         Key("angular-beats-last", "int",
             doc="counts (strictly between none and all) where the angular rule ends lower"),
     ), source="pruning", doc="pruning several blocks, three ways, without healing"),
+    RecordSpec("REORDER", (
+        Key("model", "word", doc="the model whose blocks were swapped"),
+        Key("depth", "int", doc="its blocks"),
+        Key("intact", "float", doc="validation loss with the blocks in their order"),
+        Key("loss", "vector",
+            doc="validation loss with each neighbouring pair swapped, the first pair first"),
+        Key("worst-increase", "float", doc="the largest rise over the intact loss"),
+        Key("median-increase", "float", doc="the median swap's rise over the intact loss"),
+    ), source="reordering", doc="neighbouring blocks swapped, one pair at a time"),
 )
 
 _PRECISION_AND_COST = (
@@ -249,6 +297,17 @@ _PRECISION_AND_COST = (
         Key("mlp", "float", doc="the same for the MLP's two matrices"),
         Key("add-share", "float", doc="the adds' share of the three"),
     ), source="flops", keyed_by="setting", doc="arithmetic per token, counted"),
+    RecordSpec("INTENSITY", (
+        Key("precision", "name", doc="the format of the forward measured"),
+        Key("add-flops", "int", doc="floating-point operations of the residual adds"),
+        Key("add-bytes", "int", doc="bytes they read and write, each operand and result once"),
+        Key("add-intensity", "float", doc="their operations per byte"),
+        Key("matmul-flops", "int", doc="floating-point operations of every matrix product"),
+        Key("matmul-bytes", "int", doc="bytes they read and write, counted alike"),
+        Key("matmul-intensity", "float", doc="their operations per byte"),
+        Key("ratio", "float", doc="the adds' operations per byte over the products'"),
+    ), source="intensity",
+        doc="arithmetic against memory traffic, counted from one forward's tape"),
     RecordSpec("MEMORY", (
         Key("depth", "int", doc="blocks of the model measured"),
         Key("batch", "int", doc="sequences in the step"), Key("tokens", "int", doc="tokens"),
@@ -342,6 +401,25 @@ def _series(get: Get) -> tuple[list[Any], list[Any]]:
     return told, want
 
 
+def _long(get: Get) -> tuple[list[Any], list[Any]]:
+    told, want = [], []
+    for curve in get("LONG-CONFIG.curves"):
+        run = f"LONG[{curve}]"
+        finals, accuracy = get(f"{run}.final-validation"), get(f"{run}.accuracy")
+        steps, middle = get(f"{run}.eval-steps"), get(f"{run}.curve-median")
+        start = steps.index(get(f"{run}.window-start"))
+        told += [get(f"{run}.{k}") for k in ("window-start", "arm", "median", "low", "high",
+                                              "accuracy-median", "accuracy-low",
+                                              "accuracy-high", "last-drop", "flat")]
+        drop = middle[start] - middle[-1]
+        begins = (1 - get("LONG-CONFIG.window")) * get("LONG-CONFIG.steps")
+        want += [next(s for s in steps if s >= begins), get(f"BEST[{curve}].arm"),
+                 median(finals), min(finals), max(finals),
+                 median(accuracy), min(accuracy), max(accuracy), drop,
+                 drop < get("LONG-CONFIG.tolerance")]
+    return told, want
+
+
 def _verdict(claim: Claim) -> Callable[[Get], tuple[str, str]]:
     return lambda get: (get(f"CLAIM[{claim.key}].verdict"), claim.decide(get))
 
@@ -350,9 +428,25 @@ INVARIANTS = (
     Invariant("ARM median, low and high are those of its final-validation", "ARM", _spreads),
     Invariant("BEST is each architecture's arm with the lowest median", "BEST", _best),
     Invariant("SERIES are the ARM records of one architecture and warm-up", "SERIES", _series),
+    Invariant("LONG spreads, its arm (the BEST) and its flatness follow from its values",
+              "LONG", _long),
     *(Invariant(f"CLAIM[{c.key}].verdict follows its rule", f"CLAIM[{c.key}]",
                 _verdict(c))
       for c in CLAIMS),
+    Invariant("REORDER: one swap per neighbouring pair, its increases from its losses",
+              "REORDER",
+              lambda get: ((len(get("REORDER.loss")), get("REORDER.worst-increase"),
+                            get("REORDER.median-increase")),
+                           (get("REORDER.depth") - 1,
+                            max(get("REORDER.loss")) - get("REORDER.intact"),
+                            median(get("REORDER.loss")) - get("REORDER.intact")))),
+    Invariant("INTENSITY: each intensity is its flops over its bytes, the ratio theirs",
+              "INTENSITY",
+              lambda get: ((get("INTENSITY.add-intensity"), get("INTENSITY.matmul-intensity"),
+                            get("INTENSITY.ratio")),
+                           (get("INTENSITY.add-flops") / get("INTENSITY.add-bytes"),
+                            get("INTENSITY.matmul-flops") / get("INTENSITY.matmul-bytes"),
+                            get("INTENSITY.add-intensity") / get("INTENSITY.matmul-intensity")))),
     Invariant("MEMORY.total = the sum of HOLDER bytes", "MEMORY",
               lambda get: (get("MEMORY.total"), _holders_total(get))),
     Invariant("STREAM.relative-error = STREAM.max-error / STREAM.max-stream", "STREAM",

@@ -125,6 +125,13 @@ def single_blocks_removable(get: Get) -> str:
     return "qualifies" if get(f"{lesion}.median-increase") < intact * LITTLE else "contradicts"
 
 
+def reordering_little_damage(get: Get) -> str:
+    intact = get("REORDER.intact")
+    if get("REORDER.worst-increase") < intact * LITTLE:
+        return "supports"
+    return "qualifies" if get("REORDER.median-increase") < intact * LITTLE else "contradicts"
+
+
 def angular_pruning(get: Get) -> str:
     beats, counts = get("PRUNING.angular-beats-last"), get("PRUNING.depth") - 1
     return "supports" if beats == counts else "contradicts" if beats == 0 else "qualifies"
@@ -151,6 +158,11 @@ def add_is_cheap(get: Get) -> str:
     if all(share < 0.01 for share in shares):
         return "supports"
     return "contradicts" if any(share > 0.1 for share in shares) else "qualifies"
+
+
+def add_moves_memory(get: Get) -> str:
+    ratio = get("INTENSITY.ratio")
+    return "supports" if ratio < 0.1 else "contradicts" if ratio >= 0.5 else "qualifies"
 
 
 def stream_dominates_memory(get: Get) -> str:
@@ -222,6 +234,11 @@ _ANALYSES = (
           "when every deletion does little damage; qualifies when the median deletion does "
           "and some do not; contradicts when the median deletion does more.",
           single_blocks_removable),
+    Claim("reordering-little-damage", "Reordering blocks does little damage", "reordering",
+          "Swapping two neighbouring blocks of the deepest residual model, without retraining, "
+          "does little damage when the loss rises by less than one part in a hundred. Supports "
+          "when every swap does little damage; qualifies when the median swap does and some do "
+          "not; contradicts when the median swap does more.", reordering_little_damage),
     Claim("angular-pruning", "Prune the blocks whose input and output are closest in angle",
           "pruning",
           "For every count of blocks strictly between none and all: supports when removing the "
@@ -242,6 +259,10 @@ _ANALYSES = (
           "Supports when the adds' share of a block's forward arithmetic is below one part in a "
           "hundred in both the lab's model and the realistic one; contradicts when above a "
           "tenth in either; qualifies otherwise.", add_is_cheap),
+    Claim("add-moves-memory", "The add costs memory traffic rather than arithmetic", "flops",
+          "Supports when, in one forward of the lab's model, the residual adds do less than a "
+          "tenth of the matrix products' floating-point operations per byte moved; contradicts "
+          "when at least half as many; qualifies otherwise.", add_moves_memory),
     Claim("stream-dominates-memory", "Activation memory is dominated by the residual tensors",
           "memory",
           "Supports when the stream's states hold more than half of what a training step keeps "

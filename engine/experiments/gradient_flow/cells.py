@@ -7,8 +7,9 @@ mean 0 and variance 1, so predicting 0 scores a loss of 1. A model is `engine.nn
 (no biases) with the cell's variant and initialization of the output projections, followed by
 a linear readout to one output; the loss is the mean squared error over all samples (full
 batch). ``train_cell(cell)`` runs ``steps`` steps of plain gradient descent and returns numpy
-arrays: the loss before each sampled step, the initial and final loss and whether a loss
-stopped being finite (which ends the run; the curve is then capped). A `StackCell`'s ``repr``
+arrays: the loss before each sampled step, the initial and final loss, whether a loss
+stopped being finite (which ends the run; the curve is then capped) and the precision the
+weights were held in. A `StackCell`'s ``repr``
 names everything its run depends on (it keys the cell cache of `engine.experiments.grid`).
 """
 
@@ -98,4 +99,5 @@ def train_cell(cell: StackCell) -> dict[str, np.ndarray]:
     final, _ = capped([padded[-1]])
     return {"steps": np.array(sampled), "loss": np.array(curve),
             "initial_loss": np.array(curve[0]), "final_loss": np.array(final[0]),
-            "diverged": np.array(diverged or not np.isfinite(padded[-1]))}
+            "diverged": np.array(diverged or not np.isfinite(padded[-1])),
+            "precision": np.array(readout.value.dtype.name)}

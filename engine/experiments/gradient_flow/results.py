@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass
 
 from engine.experiments.gradient_flow.explorer import Explorer, ExplorerConfig, explorer_grid
+from engine.experiments.gradient_flow.identity import IdentityConfig, IdentityFit, identity_fit
 from engine.experiments.gradient_flow.paths import (
     ChapterPaths,
     ChapterPathsConfig,
@@ -47,6 +48,7 @@ class GradientFlowResults:
     silent: Silent
     placement: Placement
     training: Training
+    identity: IdentityFit
     explorer: Explorer
     claims: tuple[ClaimVerdict, ...] = ()  # decided last, by the rules, on the values above
 
@@ -63,5 +65,6 @@ def gradient_flow_results(seed: int = LAB_SEED, training: StackTrainingConfig | 
         silent=silent_branches(seed, SilentConfig()),
         placement=norm_placement(seed, PlacementConfig()),
         training=trainability(seed, training or StackTrainingConfig(), sys.stderr),
+        identity=identity_fit(IdentityConfig()),
         explorer=explorer_grid(seed, ExplorerConfig()),
     ))

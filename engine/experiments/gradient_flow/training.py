@@ -124,6 +124,7 @@ class Training:
     hidden: int
     samples: int
     steps: int
+    precision: str
     lr: float
     seed: int
     teacher_gain: float
@@ -159,7 +160,8 @@ def trainability(seed: int, config: StackTrainingConfig, progress: TextIO | None
                  for name in dict.fromkeys(a.stack for a in arms))
     lines = tuple(_by_depth(variant, init, config.depths, best)
                   for variant in MODELS for init in config.inits)
-    return Training(config.width, config.hidden, config.samples, config.steps, config.lr, seed,
+    return Training(config.width, config.hidden, config.samples, config.steps,
+                    grid.precision(list(results.values())), config.lr, seed,
                     config.teacher_gain, config.activation, config.seeds, config.lrs,
                     config.inits, tuple(a.arm for a in arms), curves, arms, best, lines)
 

@@ -6,11 +6,14 @@ cache of `engine.experiments.grid`, with the engine's code and this module);
 arrays: the validation-probe curve, the training curve, the final losses, the loss on the
 sum's digits, the share of held-out problems whose whole sum the model predicts (each digit
 the most likely token after the true prefix, which is what greedy decoding gives while it
-is right) and the trained weights (``weight:NAME``). `load_model` rebuilds the trained model.
+is right), the precision the weights were held in and the trained weights
+(``weight:NAME``), all computed in the setting's precision. `load_model` rebuilds the
+trained model, in float64.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,6 +38,7 @@ class Setting:
     eval_every: int
     eval_sequences: int
     curve_points: int
+    precision: str
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,7 @@ class TrainingCell:
         return DecoderConfig(vocab_size=corpus.tokenizer.vocab_size,
                              context=corpus.sequence_length, width=s.width, depth=self.depth,
                              heads=s.heads, mlp_ratio=s.mlp_ratio, variant=self.variant,
-                             norm=self.norm, seed=self.seed)
+                             norm=self.norm, seed=self.seed, precision=s.precision)
 
     def train_config(self) -> TrainConfig:
         s = self.setting
@@ -100,13 +104,15 @@ def train_cell(corpus: ArithmeticCorpus, cell: TrainingCell) -> dict[str, np.nda
             "final_train": np.array(result.final_train_loss),
             "sum_digit_loss": np.array(digit_loss), "accuracy": np.array(accuracy),
             "diverged": np.array(not bool(np.all(np.isfinite(losses)))),
+            "precision": np.array(result.model.token_embedding.value.dtype.name),
             **{f"weight:{name}": value for name, value in result.model.snapshot().items()}}
 
 
 def load_model(corpus: ArithmeticCorpus, cell: TrainingCell,
                result: dict[str, np.ndarray]) -> Decoder:
-    """The cell's trained decoder, rebuilt from its weights."""
-    model = Decoder(cell.model_config(corpus))
+    """The cell's trained decoder, rebuilt from its weights in float64 (a float32 weight is
+    exact in float64), so the analyses compare against float64 whatever the training used."""
+    model = Decoder(dataclasses.replace(cell.model_config(corpus), precision="float64"))
     model.load({name.removeprefix("weight:"): value for name, value in result.items()
                 if name.startswith("weight:")})
     return model

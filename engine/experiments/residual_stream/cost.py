@@ -17,6 +17,11 @@ Contract:
   ``backward-saved`` (arrays that backward closures captured and no node holds). Korthikanti
   et al. 2022 count, per layer, the residual-stream inputs as a small part of activation
   memory next to the attention scores and the MLP's wide intermediates.
+- `intensity` walks the tape of one forward of the same batch and counts, for the residual
+  adds (the ``add`` nodes that produce the stream's states after the embedding) and for the
+  matrix products, their floating-point operations (an add one per element, a product two
+  per multiply-add) and the bytes they move, each operand read once and the result written
+  once (a lower bound: caches only add traffic), in the model's precision.
 """
 
 from __future__ import annotations
@@ -100,6 +105,39 @@ def _holder(node: TensorValue, stream_ids: set[int], hidden: int) -> str:
         return "mlp-hidden"
     return "other-values"
 # --8<-- [end:tape-holders]
+
+
+@dataclass(frozen=True)
+class Intensity:
+    precision: str
+    add_flops: int
+    add_bytes: int
+    add_intensity: float
+    matmul_flops: int
+    matmul_bytes: int
+    matmul_intensity: float
+    ratio: float
+
+
+# --8<-- [start:intensity]
+def intensity(model: Decoder, corpus: ArithmeticCorpus, batch: int, seed: int) -> Intensity:
+    inputs, _ = corpus.batch("train", batch, np.random.default_rng((seed, 7)))
+    run = model.forward(inputs)
+    residual = {id(x) for x in (*run.streams[1:], *run.middles)}
+    flops = {"add": 0, "matmul": 0}
+    moved = {"add": 0, "matmul": 0}
+    for node in tape_nodes(run.logits):
+        is_residual_add = node.op == "add" and id(node) in residual
+        kind = "add" if is_residual_add else "matmul" if node.op == "matmul" else None
+        if kind is None:
+            continue
+        per_element = 1 if kind == "add" else 2 * node.parents[0].shape[-1]
+        flops[kind] += per_element * node.value.size
+        moved[kind] += node.value.nbytes + sum(p.value.nbytes for p in node.parents)
+    add, product = flops["add"] / moved["add"], flops["matmul"] / moved["matmul"]
+    return Intensity(model.token_embedding.value.dtype.name, flops["add"], moved["add"], add,
+                     flops["matmul"], moved["matmul"], product, add / product)
+# --8<-- [end:intensity]
 
 
 def tape_memory(model: Decoder, corpus: ArithmeticCorpus, batch: int,

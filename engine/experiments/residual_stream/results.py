@@ -1,6 +1,7 @@
 """All of the residual-stream lab at once: the producer of trace ``residual-stream-v3``.
 
-Contract: `residual_stream_results()` trains the lab's decoders once (experiment 1) and runs
+Contract: `residual_stream_results()` trains the lab's decoders once (experiment 1), trains
+the shallowest ten times longer (experiment 1b, `long_training`) and runs
 every analysis on them with the default configurations and the lab's seed, returning one
 frozen `ResidualStreamResults`, the object the trace's declaration
 (tracefile/schemas/residual_stream.py) reads its values from. The analyses use the deepest
@@ -18,7 +19,19 @@ from typing import Any
 
 from engine.data import ArithmeticCorpus
 from engine.experiments.residual_stream.common import LabProgress
-from engine.experiments.residual_stream.cost import Flops, TapeMemory, flops, tape_memory
+from engine.experiments.residual_stream.cost import (
+    Flops,
+    Intensity,
+    TapeMemory,
+    flops,
+    intensity,
+    tape_memory,
+)
+from engine.experiments.residual_stream.long_training import (
+    LongTraining,
+    LongTrainingConfig,
+    long_training,
+)
 from engine.experiments.residual_stream.precision import Precision, precision
 from engine.experiments.residual_stream.projection import (
     Projection,
@@ -34,7 +47,14 @@ from engine.experiments.residual_stream.stream import (
     logit_lens,
     stream_sum,
 )
-from engine.experiments.residual_stream.surgery import Lesion, Pruning, lesions, pruning
+from engine.experiments.residual_stream.surgery import (
+    Lesion,
+    Pruning,
+    Reordering,
+    lesions,
+    pruning,
+    reordering,
+)
 from engine.experiments.residual_stream.training import (
     CorpusFacts,
     DecoderTrainingConfig,
@@ -77,16 +97,19 @@ class ResidualStreamResults:
     numerics: Numerics
     corpus: CorpusFacts
     training: Trainability
+    long: LongTraining
     analysis: Analysis
     stream: StreamSum
     lens: LogitLens
     early_exit: EarlyExit
     lesions: tuple[Lesion, ...]
     pruning: Pruning
+    reordering: Reordering
     quantization: tuple[Quantized, ...]
     precision: Precision
     flops: tuple[Flops, ...]
     memory: TapeMemory
+    intensity: Intensity
     projection: Projection
     claims: tuple[ClaimVerdict, ...] = ()  # decided last, by the rules, on the values above
 
@@ -94,7 +117,8 @@ class ResidualStreamResults:
 def residual_stream_results(seed: int = LAB_SEED, training: DecoderTrainingConfig | None = None,
                             analysis: AnalysisConfig | None = None,
                             projection_config: ProjectionConfig | None = None,
-                            progress_stream: Any = None) -> ResidualStreamResults:
+                            progress_stream: Any = None,
+                            long: LongTrainingConfig | None = None) -> ResidualStreamResults:
     """Run experiments zero to eight; see the module docstring."""
     training = training or DecoderTrainingConfig()
     analysis = analysis or AnalysisConfig()
@@ -103,12 +127,16 @@ def residual_stream_results(seed: int = LAB_SEED, training: DecoderTrainingConfi
     progress(0, "corpus facts")
     facts = corpus_facts(corpus)
     trained = trainability(corpus, seed, training, progress, 1)
-    return _analyses(corpus, seed, facts, trained, training, analysis,
+    long = long or LongTrainingConfig()
+    progress(1, f"long runs: {', '.join(long.curves)} for {long.steps} steps")
+    longer = long_training(corpus, long, training.setting(), trained, progress)
+    return _analyses(corpus, seed, facts, trained, longer, training, analysis,
                      projection_config or ProjectionConfig(), progress)
 
 
 def _analyses(corpus: ArithmeticCorpus, seed: int, facts: CorpusFacts, trained: Trainability,
-              training: DecoderTrainingConfig, config: AnalysisConfig,
+              longer: LongTraining, training: DecoderTrainingConfig,
+              config: AnalysisConfig,
               projection_config: ProjectionConfig, progress: LabProgress,
               ) -> ResidualStreamResults:
     deep, shallow = max(training.depths), min(training.depths)
@@ -124,6 +152,7 @@ def _analyses(corpus: ArithmeticCorpus, seed: int, facts: CorpusFacts, trained: 
     progress(4, "lesions and pruning")
     cut = lesions({r.curve: r.model for r in (residual, plain, *small)}, tokens, targets)
     pruned = pruning(residual.model, tokens, targets)
+    swaps = reordering(residual.curve, residual.model, tokens, targets)
     progress(5, "weight quantization")
     quantized = quantization({"residual": residual.model, "plain": plain.model}, config.bits,
                              tokens, targets)
@@ -134,10 +163,12 @@ def _analyses(corpus: ArithmeticCorpus, seed: int, facts: CorpusFacts, trained: 
     counts = (flops("lab", training.width, deep, corpus.sequence_length, hidden,
                     training.heads), flops("realistic", *REALISTIC))
     memory = tape_memory(residual.model, corpus, training.batch, seed)
+    intense = intensity(residual.model, corpus, training.batch, seed)
     progress(8, "projection shortcuts")
     shortcuts = projection(seed, projection_config)
     progress(8, "done")
     return decide_claims(SCHEMA, ResidualStreamResults(
-        current(), facts, trained, Analysis(residual.curve, plain.curve, config.sequences,
+        current(), facts, trained, longer, Analysis(residual.curve, plain.curve, config.sequences,
                                  int(targets.size)),
-        summed, lens, exits, cut, pruned, quantized, precise, counts, memory, shortcuts))
+        summed, lens, exits, cut, pruned, swaps, quantized, precise, counts, memory, intense,
+        shortcuts))

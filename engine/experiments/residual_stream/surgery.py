@@ -10,10 +10,14 @@ Contract:
   over every token; the paper used the last token and healed the cut by fine-tuning, this
   lab does neither), ``each`` (the ``n`` blocks with the smallest angular distance between
   their own input and output, not necessarily consecutive) and ``last`` (the last ``n``).
+- `reordering` swaps each pair of neighbouring blocks ``k, k+1`` of a model in turn (the same
+  weights, run in the other order) and reports the validation loss of each swap next to the
+  intact loss.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +54,35 @@ def lesion(label: str, model: Decoder, tokens: np.ndarray, targets: np.ndarray) 
 def lesions(models: dict[str, Decoder], tokens: np.ndarray,
             targets: np.ndarray) -> tuple[Lesion, ...]:
     return tuple(lesion(label, model, tokens, targets) for label, model in models.items())
+
+
+@dataclass(frozen=True)
+class Reordering:
+    """One model with each neighbouring pair of blocks swapped in turn (the pair ``k, k+1``
+    is element ``k``)."""
+
+    model: str
+    depth: int
+    intact: float
+    loss: Vector
+    worst_increase: float
+    median_increase: float
+
+
+def swapped(model: Decoder, k: int) -> Decoder:
+    """``model`` with blocks ``k`` and ``k + 1`` run in each other's place (weights shared)."""
+    other = copy.copy(model)
+    other.blocks = [*model.blocks[:k], model.blocks[k + 1], model.blocks[k], *model.blocks[k + 2:]]
+    return other
+
+
+def reordering(label: str, model: Decoder, tokens: np.ndarray,
+               targets: np.ndarray) -> Reordering:
+    intact = skipped_loss(model, tokens, targets, ())
+    losses = tuple(skipped_loss(swapped(model, k), tokens, targets, ())
+                   for k in range(len(model.blocks) - 1))
+    return Reordering(label, len(model.blocks), intact, losses, max(losses) - intact,
+                      float(np.median(losses)) - intact)
 
 
 def angular_distance(a: np.ndarray, b: np.ndarray) -> float:

@@ -72,6 +72,8 @@ class DecoderTrainingConfig:
     eval_every: int = 20
     eval_sequences: int = 32
     curve_points: int = 25
+    #: The training's floating-point format; the analyses read the weights in float64.
+    precision: str = "float32"
     seeds: tuple[int, ...] = (24, 25, 26, 27, 28)
     lrs: tuple[float, ...] = (1e-3, 3e-3, 1e-2)
     #: Post-norm's (learning rate, warm-up steps) arms at the deepest depth.
@@ -81,7 +83,7 @@ class DecoderTrainingConfig:
     def setting(self) -> Setting:
         return Setting(self.width, self.heads, self.mlp_ratio, self.steps, self.batch,
                        self.min_lr_ratio, self.clip, self.eval_every, self.eval_sequences,
-                       self.curve_points)
+                       self.curve_points, self.precision)
 
     def cells(self) -> list[TrainingCell]:
         arms = [(v, "pre", d, lr, 0) for v in ("residual", "plain") for d in self.depths
@@ -176,6 +178,7 @@ class Trainability:
     hidden: int
     steps: int
     batch: int
+    precision: str
     lr: float
     warmup: int
     seed: int
@@ -214,7 +217,8 @@ def trainability(corpus: ArithmeticCorpus, seed: int, config: DecoderTrainingCon
     best = tuple(_best(named[evidence.best(*key).arm]) for key in dict.fromkeys(
         (a.variant, a.norm, a.depth) for a in arms))
     return Trainability(config.width, config.heads, config.width * config.mlp_ratio,
-                        config.steps, config.batch, config.lr, config.warmup, seed,
+                        config.steps, config.batch, grid.precision(results), config.lr,
+                        config.warmup, seed,
                         config.depths, config.seeds, config.lrs, tuple(a.arm for a in arms),
                         runs, arms, best, _series(arms))
 
