@@ -90,6 +90,18 @@ def test_off_reference_comparison_tolerates_training_noise(golden: str) -> None:
     assert trace_differences(changed, golden, SCHEMA, OFF_REFERENCE[TRACE_ID]) == []
 
 
+def test_an_int_is_loose_only_by_its_own_name(golden: str) -> None:
+    """``ARM.*`` loosens an arm's floats, never its ints; ``ARM.trained`` is named, so one
+    seed crossing the format-only loss passes and one more diverged seed does not."""
+    line = next(ln for ln in golden.splitlines() if ln.startswith("ARM ") and " trained=2 " in ln)
+    trained = golden.replace(line, line.replace(" trained=2 ", " trained=3 "))
+    assert trace_differences(trained, golden, SCHEMA, OFF_REFERENCE[TRACE_ID]) == []
+    diverged = golden.replace(line, line.replace(" diverged=0 ", " diverged=1 "))
+    assert diverged != golden
+    problems = trace_differences(diverged, golden, SCHEMA, OFF_REFERENCE[TRACE_ID])
+    assert any(".diverged: 1 != golden 0" in p for p in problems)
+
+
 @pytest.mark.slow
 def test_a_fresh_run_matches_the_golden_file() -> None:
     from engine.trace import render_trace

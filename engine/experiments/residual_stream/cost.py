@@ -21,7 +21,7 @@ Contract:
   adds (the ``add`` nodes that produce the stream's states after the embedding) and for the
   matrix products, their floating-point operations (an add one per element, a product two
   per multiply-add) and the bytes they move, each operand read once and the result written
-  once (a lower bound: caches only add traffic), in the model's precision.
+  once (the fewest loads and stores the op can make), in the model's precision.
 """
 
 from __future__ import annotations

@@ -54,6 +54,10 @@ def corpus_facts(corpus: ArithmeticCorpus) -> CorpusFacts:
                        ref.unigram, ref.format_only, ref.generator, ref.training_sampler)
 
 
+#: The experiment modules a cell runs (they key the cell cache with the engine's code).
+CELL_SOURCES = (Path(cell_module.__file__), Path(cell_module.__file__).with_name("common.py"))
+
+
 @dataclass(frozen=True)
 class DecoderTrainingConfig:
     """The grid's settings; ``lr``, ``warmup`` and ``lab_seed`` pick the runs the analyses
@@ -202,8 +206,7 @@ def trainability(corpus: ArithmeticCorpus, seed: int, config: DecoderTrainingCon
     if progress is not None:
         progress(number, f"training grid: {len(cells)} runs of {config.steps} steps "
                          f"({len({c.arm for c in cells})} arms, {len(config.seeds)} seeds)")
-    code = [Path(cell_module.__file__), Path(cell_module.__file__).with_name("common.py")]
-    results = grid.run_grid(cells, functools.partial(train_cell, corpus), code,
+    results = grid.run_grid(cells, functools.partial(train_cell, corpus), CELL_SOURCES,
                             progress.stream if progress else None, "residual-stream grid")
     by_cell = dict(zip(cells, results, strict=True))
     arms = tuple(_arm([c for c in cells if c.arm == name], by_cell, corpus)
