@@ -17,8 +17,9 @@ from sitebuild.gates.audit import audit_site
 pytestmark = pytest.mark.slow
 
 #: Measured when the page was written: about one and three quarter megabytes, of which the
-#: explorer is about one (it carries every cell of the grid, each value a traced span).
-PAGE_BUDGET = 2_200_000
+#: explorer is about one (it carries every cell of the grid, each value a traced span). The
+#: identity fit's section brought it to 2.20 MB; lighter pages are an issue of their own.
+PAGE_BUDGET = 2_300_000
 
 
 @pytest.fixture(scope="module")
