@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import cache
 
 from engine.experiments.gradient_flow import GradientFlowResults, gradient_flow_results
+from engine.experiments.gradient_flow.clipping import ClippingConfig
 from engine.experiments.gradient_flow.training import StackTrainingConfig
 from engine.trace import render_trace
 
@@ -17,11 +18,13 @@ TRACE_ID = "gradient-flow-v3"
 #: The grid cut to the runs the page's curves show.
 LAB_TRAINING = StackTrainingConfig(seeds=(24,), lrs=(StackTrainingConfig().lr,),
                                    inits=("default", "zero"))
+#: The clipping grid cut to one seed and a rate at which each model does its best.
+LAB_CLIPPING = ClippingConfig(seeds=(24,), lrs=(0.01, 1.0))
 
 
 @cache
 def lab_results() -> GradientFlowResults:
-    return gradient_flow_results(training=LAB_TRAINING)
+    return gradient_flow_results(training=LAB_TRAINING, clipping=LAB_CLIPPING)
 
 
 @cache

@@ -195,3 +195,41 @@ def test_a_gradients_claim_whose_arms_are_missing_is_inconclusive() -> None:
     grid = stacks(plain_default_8=spread(0.5))
     training = [claim for claim in gradient_rules.CLAIMS[1:] if claim.section == "training"]
     assert {claim.decide(grid) for claim in training} == {"inconclusive"}
+
+
+def clipping(default: int = 5, clipped: tuple[int, float] = (0, 0.5),
+             control: float = 0.1, depths: tuple[int, ...] = (8, 32)) -> Callable[[str], Any]:
+    """The clipping runs' best arms: the unclipped stack's diverged seeds, the clipped one's
+    diverged seeds and largest final loss, the control's largest (five seeds, every depth)."""
+    values: dict[str, Any] = {"CLIP-CONFIG.seeds": (1, 2, 3, 4, 5), "CLIP-CONFIG.zero-loss": 1.0}
+    stacks = []
+    for depth in depths:
+        for model, (diverged, high) in (("residual-default", (default, float("inf"))),
+                                        ("residual-default-clipped", clipped),
+                                        ("residual-zero", (0, control))):
+            stack = f"{model}-{depth}"
+            stacks.append(stack)
+            values.update({f"CLIP-BEST[{stack}].model": model, f"CLIP-BEST[{stack}].depth": depth,
+                           f"CLIP-BEST[{stack}].diverged": diverged,
+                           f"CLIP-BEST[{stack}].high": high})
+    values["CLIP-CONFIG.stacks"] = tuple(stacks)
+    return resolver(values)
+
+
+@pytest.mark.parametrize(("runs", "verdict"), [
+    (clipping(), "supports"),
+    (clipping(clipped=(0, 1.5)), "qualifies"),
+    (clipping(clipped=(1, 0.5)), "contradicts"),
+    (clipping(default=4), "inconclusive"),  # a seed of the unclipped stack did not explode
+    (clipping(control=1.5), "inconclusive"),  # the control did not train
+])
+def test_clipping_tames_explosion(runs, verdict) -> None:
+    assert gradient_rules.clipping_tames_explosion(runs) == verdict
+
+
+def test_clipping_runs_without_a_model_are_inconclusive() -> None:
+    values = {"CLIP-CONFIG.stacks": ("residual-default-8",),
+              "CLIP-BEST[residual-default-8].model": "residual-default",
+              "CLIP-BEST[residual-default-8].depth": 8}
+    claim = next(c for c in gradient_rules.CLAIMS if c.key == "clipping-tames-explosion")
+    assert claim.decide(resolver(values)) == "inconclusive"

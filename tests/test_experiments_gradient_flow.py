@@ -17,6 +17,7 @@ import pytest
 from gradient_flow_support import lab_results
 
 from engine.experiments.gradient_flow import LAB_SEED, GradientFlowResults
+from engine.experiments.gradient_flow.clipping import ClippingConfig, gradient_clipping
 from engine.experiments.gradient_flow.common import CAP, capped, fate
 from engine.experiments.gradient_flow.explorer import ExplorerConfig, explorer_grid
 from engine.experiments.gradient_flow.identity import IdentityConfig, identity_fit
@@ -258,6 +259,25 @@ def test_identity_fit_zero_start_stays_exact_and_a_divergence_is_capped() -> Non
     best = {b.model: b for b in fitted.best}
     assert best["plain-default"].arm == "plain-default-lr0.1"
     assert best["plain-default"].median < best["plain-default"].initial
+
+
+def test_clipping_keeps_an_exploding_stack_finite_and_judges_each_stack_at_its_best_rate(
+        ) -> None:
+    config = ClippingConfig(task=replace(SMALL_TRAINING, steps=20, points=4), depths=(12,),
+                            lrs=(3.0, 30.0), clip_norm=0.5, seeds=(1, 2, 3))
+    runs = gradient_clipping(config)
+    arms = {arm.arm: arm for arm in runs.arms}
+    assert runs.arm_names == tuple(arms) and len(arms) == 3 * 2
+    assert runs.stacks == ("residual-default-12", "residual-default-12-clip0.5",
+                           "residual-zero-12")
+    assert arms["residual-default-12-lr3"].diverged == 3  # the default start explodes
+    clipped = [arms[f"residual-default-12-clip0.5-lr{lr}"] for lr in ("3", "30")]
+    assert all(arm.diverged == 0 for arm in clipped)  # a step is at most lr * clip_norm long
+    best = {b.stack: b for b in runs.best}
+    mine = best["residual-default-12-clip0.5"]
+    assert mine.clipped and mine.lr == min(clipped, key=lambda a: a.median).lr
+    assert mine.initial == best["residual-default-12"].initial  # the same weights and task
+    assert math.isclose(runs.zero_loss, 1.0, rel_tol=1e-12)
 
 
 # -- 7. explorer grid -------------------------------------------------------------------------

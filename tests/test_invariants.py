@@ -72,9 +72,9 @@ GRADIENT_FLOW = {
         "RANDOM-PATH length=2 count=120 ", "RANDOM-PATH length=2 count=121 ", 11),
     "PATH-COUNT.counts = C(depth, k) for every k, at every depth up to "
     "EXPLORER-CONFIG.max-depth": (
-        "PATH-COUNT depth=1 counts=[1,1]", "PATH-COUNT depth=1 counts=[1,2]", 200),
+        "PATH-COUNT depth=1 counts=[1,1]", "PATH-COUNT depth=1 counts=[1,2]", 249),
     "EXPLORER-CONFIG: one cell per factor and depth, last-cell the count less one": (
-        "EXPLORER-CONFIG max-depth=32 ", "EXPLORER-CONFIG max-depth=31 ", 186),
+        "EXPLORER-CONFIG max-depth=32 ", "EXPLORER-CONFIG max-depth=31 ", 235),
     "ARM median, low and high are those of its final-loss": (
         "median=0.5148128449441557 low=0.465954131077576", "median=0.5148128449441557 low=0.4",
         92),
@@ -83,6 +83,9 @@ GRADIENT_FLOW = {
         "BEST stack=plain-default-2 arm=plain-default-2-lr0.03 lr=0.01", 146),
     "IDENTITY spreads follow from the seeds, IDENTITY-BEST has the lowest median": (
         "median=0.049105480931762174", "median=0.05", 171),
+    "CLIP-ARM spreads follow from the seeds, CLIP-BEST is each stack's arm with the lowest "
+    "median": ("median=0.006469361691186393 low=0.0003206595602547834",
+               "median=0.0065 low=0.0003206595602547834", 187),
     "PATH-MAGNITUDE.peak-length is the length with the largest total": (
         "peak-length=3\nPATH-MAGNITUDE gain=0.5", "peak-length=4\nPATH-MAGNITUDE gain=0.5", 28),
     **{f"CLAIM[{key}].verdict follows its rule": (

@@ -53,6 +53,13 @@ _GRADIENT_FLOW = {
     # One block fitted to the identity in float64, measured the same way (see the note below).
     "IDENTITY.*": (1e-6, 1e-12),
     "IDENTITY-BEST.*": (1e-6, 1e-12),
+    # The clipped stacks, measured the same way, are chaotic: from a loss of 1e8 or 6e2 the
+    # clipped steps take another path with every rounding. A seed's final loss moved by up to
+    # 0.97 (relative), an arm's median by 0.78, and the best rate of the deepest clipped stack
+    # went from 0.3 to 1 (medians 1.32 and 1.38 at the reference, a near tie). No diverged
+    # count and no verdict changed. So any value of the same sign passes.
+    "CLIP-ARM.*": (1.0, 1e-12),
+    "CLIP-BEST.*": (1.0, 1e-12),
 }
 
 # The decoder lab trains in float32, whose roundings training amplifies more than float64's:

@@ -1,8 +1,9 @@
 """The gradients lab's claims and their rules (``tracefile.claims``), in page order.
 
-The rules read the trainability grid: plain and residual stacks, each with each
+Most rules read the trainability grid: plain and residual stacks, each with each
 initialization of its output projections, at every depth and learning rate, every arm over
-the same seeds. An architecture (variant, initialization, depth) is judged at its own best
+the same seeds; the others read the identity fit and the clipping runs, summarised the same
+way. An architecture (variant, initialization, depth) is judged at its own best
 learning rate, the arm with the lowest median final loss; one beats another when each of its
 seeds ends lower than every seed of the other. Words and rules hold no digits.
 """
@@ -86,6 +87,31 @@ def identity_hard_for_plain(get: Get) -> str:
     return "supports" if starts_there and beats else "inconclusive"
 
 
+def clipping_tames_explosion(get: Get) -> str:
+    best: dict[tuple[str, int], str] = {}
+    for stack in get("CLIP-CONFIG.stacks"):
+        record = f"CLIP-BEST[{stack}]"
+        best[(get(f"{record}.model"), get(f"{record}.depth"))] = record
+    depths = sorted({depth for _, depth in best})
+    wanted = [(model, depth) for depth in depths
+              for model in ("residual-default", "residual-default-clipped", "residual-zero")]
+    if not depths or any(key not in best for key in wanted):
+        raise MissingArms("the clipping runs need all three models at every depth")
+    seeds, zero = len(get("CLIP-CONFIG.seeds")), get("CLIP-CONFIG.zero-loss")
+
+    def trained(model: str, depth: int) -> bool:
+        record = best[(model, depth)]
+        return get(f"{record}.diverged") == 0 and get(f"{record}.high") < zero
+
+    if not all(trained("residual-zero", d) and get(
+            f"{best[('residual-default', d)]}.diverged") == seeds for d in depths):
+        return "inconclusive"  # no working control, or nothing explodes to be tamed
+    if any(get(f"{best[('residual-default-clipped', d)]}.diverged") for d in depths):
+        return "contradicts"
+    return ("supports" if all(trained("residual-default-clipped", d) for d in depths)
+            else "qualifies")
+
+
 CLAIMS = (
     Claim("plain-degrades",
           "A deeper plain network trains to a higher loss than a shallower one", "training",
@@ -115,4 +141,15 @@ CLAIMS = (
           "every seed of the residual block from the plain block's own initialization ends "
           "below every seed of the plain block; contradicts when the plain block's median ends "
           "at or below that residual block's; inconclusive otherwise.", identity_hard_for_plain),
+    Claim("clipping-tames-explosion",
+          "The identity path keeps gradients from vanishing but not from exploding; clipping "
+          "the gradient tames the explosion", "clipping",
+          "Residual stacks with the default start, unclipped and with every update's gradient "
+          "norm clipped, and residual stacks whose branches start at zero as the control, each "
+          "at its best learning rate at every depth: inconclusive unless the control trains "
+          "(every seed ends below the loss of predicting zero) and the unclipped stack diverges "
+          "in every seed at every depth; then contradicts when the clipped stack diverges in "
+          "some seed at some depth, supports when every seed of it ends below the loss of "
+          "predicting zero at every depth, and qualifies when it diverges nowhere but does not "
+          "learn at some depth.", clipping_tames_explosion),
 )

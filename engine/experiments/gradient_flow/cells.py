@@ -6,7 +6,8 @@ standard normal inputs of the stack's width and a target from a random teacher,
 mean 0 and variance 1, so predicting 0 scores a loss of 1. A model is `engine.nn.build_stack`
 (no biases) with the cell's variant and initialization of the output projections, followed by
 a linear readout to one output; the loss is the mean squared error over all samples (full
-batch). ``train_cell(cell)`` runs ``steps`` steps of plain gradient descent and returns numpy
+batch). ``train_cell(cell)`` runs ``steps`` steps of plain gradient descent (its global
+gradient norm clipped to the cell's ``clip_norm``, when set) and returns numpy
 arrays: the loss before each sampled step, the initial and final loss, whether a loss
 stopped being finite (which ends the run; the curve is then capped) and the precision the
 weights were held in. A `StackCell`'s ``repr``
@@ -43,7 +44,8 @@ class StackSetting:
 @dataclass(frozen=True)
 class StackCell:
     """One run: a variant with an initialization of its output projections, a depth, a
-    learning rate and a seed (of the task and the weights)."""
+    learning rate, a seed (of the task and the weights) and, optionally, the global gradient
+    norm its updates are clipped to."""
 
     setting: StackSetting
     variant: str
@@ -51,10 +53,12 @@ class StackCell:
     depth: int
     lr: float
     seed: int
+    clip_norm: float | None = None
 
     @property
     def architecture(self) -> str:
-        return f"{self.variant}-{self.init}-{self.depth}"
+        clipped = "" if self.clip_norm is None else f"-clip{self.clip_norm:g}"
+        return f"{self.variant}-{self.init}-{self.depth}{clipped}"
 
     @property
     def arm(self) -> str:
@@ -79,7 +83,7 @@ def train_cell(cell: StackCell) -> dict[str, np.ndarray]:
                         activation=s.activation, init=cell.init)
     readout = TensorValue.parameter(
         init.xavier_normal(np.random.default_rng((cell.seed, 2)), s.width, 1), name="readout")
-    optimizer = SGD([*stack.parameters(), readout], cell.lr)
+    optimizer = SGD([*stack.parameters(), readout], cell.lr, clip_norm=cell.clip_norm)
     inputs, targets = teacher_task(cell.seed, s)
     every = max(1, s.steps // s.points)
     losses: list[float] = []

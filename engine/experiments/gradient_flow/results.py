@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+from engine.experiments.gradient_flow.clipping import Clipping, ClippingConfig, gradient_clipping
 from engine.experiments.gradient_flow.explorer import Explorer, ExplorerConfig, explorer_grid
 from engine.experiments.gradient_flow.identity import IdentityConfig, IdentityFit, identity_fit
 from engine.experiments.gradient_flow.paths import (
@@ -49,13 +50,15 @@ class GradientFlowResults:
     placement: Placement
     training: Training
     identity: IdentityFit
+    clipping: Clipping
     explorer: Explorer
     claims: tuple[ClaimVerdict, ...] = ()  # decided last, by the rules, on the values above
 
 
-def gradient_flow_results(seed: int = LAB_SEED, training: StackTrainingConfig | None = None
-                          ) -> GradientFlowResults:
-    """Run experiments 1-7 with their default configurations (``training``: another grid)."""
+def gradient_flow_results(seed: int = LAB_SEED, training: StackTrainingConfig | None = None,
+                          clipping: ClippingConfig | None = None) -> GradientFlowResults:
+    """Run experiments 1-7 with their default configurations (``training`` and ``clipping``:
+    other grids)."""
     return decide_claims(SCHEMA, GradientFlowResults(
         numerics=current(),
         ten_layers=ten_layers(seed, TenLayersConfig()),
@@ -66,5 +69,6 @@ def gradient_flow_results(seed: int = LAB_SEED, training: StackTrainingConfig | 
         placement=norm_placement(seed, PlacementConfig()),
         training=trainability(seed, training or StackTrainingConfig(), sys.stderr),
         identity=identity_fit(IdentityConfig()),
+        clipping=gradient_clipping(clipping or ClippingConfig(), sys.stderr),
         explorer=explorer_grid(seed, ExplorerConfig()),
     ))

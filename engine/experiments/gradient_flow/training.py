@@ -28,6 +28,8 @@ from engine.experiments.gradient_flow.common import Vector
 
 #: The original comparison: lab variant → its initialization of the output projections.
 MODELS = {"plain": "default", "residual": "zero"}
+#: The experiment modules a cell runs (they key the cell cache with the engine's code).
+CELL_SOURCES = (Path(cell_module.__file__), Path(cell_module.__file__).with_name("common.py"))
 
 
 @dataclass(frozen=True)
@@ -45,9 +47,14 @@ class StackTrainingConfig:
     lrs: tuple[float, ...] = (0.003, 0.01, 0.03)
     inits: tuple[str, ...] = ("default", "scaled", "zero")
 
+    @property
+    def setting(self) -> StackSetting:
+        """The task and model size every cell shares."""
+        return StackSetting(self.width, self.hidden, self.samples, self.steps, self.points,
+                            self.teacher_gain, self.activation)
+
     def cells(self) -> list[StackCell]:
-        setting = StackSetting(self.width, self.hidden, self.samples, self.steps, self.points,
-                               self.teacher_gain, self.activation)
+        setting = self.setting
         return [StackCell(setting, variant, init, depth, lr, seed)
                 for variant in MODELS for init in self.inits for depth in self.depths
                 for lr in self.lrs for seed in self.seeds]
@@ -147,13 +154,12 @@ def trainability(seed: int, config: StackTrainingConfig, progress: TextIO | None
                  ) -> Training:
     """The grid, its arms, each architecture's best rate and the lab's curves."""
     cells = config.cells()
-    code = [Path(cell_module.__file__), Path(cell_module.__file__).with_name("common.py")]
-    results = dict(zip(cells, grid.run_grid(cells, train_cell, code, progress,
+    results = dict(zip(cells, grid.run_grid(cells, train_cell, CELL_SOURCES, progress,
                                             "gradient-flow grid"), strict=True))
     curves = tuple(_curve(cell, results[cell]) for variant, init in MODELS.items()
                    for cell in cells if (cell.variant, cell.init, cell.seed, cell.lr)
                    == (variant, init, seed, config.lr))
-    arms = tuple(_arm([c for c in cells if c.arm == name], results)
+    arms = tuple(arm_over_seeds([c for c in cells if c.arm == name], results)
                  for name in dict.fromkeys(c.arm for c in cells))
     best = tuple(_best(min((a for a in arms if a.stack == name),
                            key=lambda a: (a.median, a.arm)))
@@ -182,7 +188,9 @@ def _curve(cell: StackCell, result: dict[str, np.ndarray]) -> TrainingCurve:
                          bool(result["diverged"]))
 
 
-def _arm(cells: list[StackCell], results: dict[StackCell, dict[str, np.ndarray]]) -> StackArm:
+def arm_over_seeds(cells: list[StackCell], results: dict[StackCell, dict[str, np.ndarray]]
+                   ) -> StackArm:
+    """One arm's cells (every seed of one setting) summarised."""
     first, got = cells[0], [results[cell] for cell in cells]
     finals = tuple(float(r["final_loss"]) for r in got)
     curves = np.array([r["loss"] for r in got])
