@@ -8,11 +8,16 @@ plain and the residual input gradient, the path length that carries the most, an
 contributions of every path length as one traced vector. The bar lengths beside them are
 the contributions' magnitudes relative to the cell's largest, computed here at render time
 into a CSS custom property; the bars are decoration (``aria-hidden``), the traced vector is the
-value. Only the cell for the chapter's own stack (``CHAPTER-PATHS``: its factor and number of
-layers) is visible; the others carry ``hidden``, and ``docs/assets/js/explorer.js`` only
-switches which one is shown (no arithmetic in the browser). The controls are native range
-inputs with labels, hidden until the script runs; a folded table of every factor's plain and
-residual gradients by depth (``EXPLORER-FACTOR``) serves readers without JavaScript.
+value. Above the cells, one drawing per factor puts its plain and residual input gradients
+(``EXPLORER-FACTOR``) at every depth on one logarithmic axis shared by all factors, running
+from the grid's smallest nonzero magnitude to its largest, both named in a key as traced
+spans; a drawing holds no text (``aria-hidden``), and lists the x of every depth so that
+its depth mark can be moved there. Only the cell and the drawing for the chapter's own stack
+(``CHAPTER-PATHS``: its factor and number of layers) are visible; the others carry
+``hidden``, and ``docs/assets/js/explorer.js`` only switches which are shown and copies the
+chosen values beside the sliders (no arithmetic in the browser). The controls are native
+range inputs with labels and their end values, hidden until the script runs; a folded table
+of every factor's plain and residual gradients by depth serves readers without JavaScript.
 ``depths`` and ``factors`` restrict the grid (for small golden files); the page shows it all.
 The fragment is numbers only, and no search should find it: it is marked excluded from the
 search (``data-search-exclude``). Its root
@@ -22,7 +27,9 @@ first ``</div>`` inside a ``<div>`` root would end the exclusion.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+import math
+from collections.abc import Iterable, Sequence
 
 from markupsafe import Markup
 
@@ -34,6 +41,8 @@ from tracefile.values import trace_repr
 TRACE = "gradient-flow-v3"
 #: The format of every gradient the explorer shows (they span many powers of ten).
 FMT = "sci"
+#: The curves' drawing, in SVG user units: width, height and the margin inside them.
+PLOT_WIDTH, PLOT_HEIGHT, PLOT_MARGIN = 320.0, 120.0, 4.0
 
 
 def _cells(trace: Trace) -> dict[tuple[float, int], int]:
@@ -82,6 +91,81 @@ def _counts(trace: Trace, depth: int, shown: bool) -> str:
         f"{traced(trace, f'PATH-COUNT[{depth}].counts')}.</p>")
 
 
+def _extremes(trace: Trace, factors: Sequence[float], depths: Sequence[int]) -> tuple[str, str]:
+    """Paths of the smallest and the largest nonzero gradient magnitude of the chosen grid:
+    the bottom and the top of the curves' one logarithmic axis."""
+    found = []
+    for factor in factors:
+        for series in ("plain", "residual"):
+            for depth in depths:
+                path = f"EXPLORER-FACTOR[{trace_repr(factor)}].{series}[{depth - 1}]"
+                if (value := trace.resolve(path)) != 0:
+                    found.append((abs(value), path))
+    return min(found)[1], max(found)[1]
+
+
+def _y(power: float, axis: tuple[float, float]) -> float:
+    """Where ``10 ** power`` sits on the log axis running from ``10 ** axis[0]`` at the bottom
+    to ``10 ** axis[1]`` at the top."""
+    low, high = axis
+    share = (high - power) / (high - low) if high > low else 0.5
+    return PLOT_MARGIN + share * (PLOT_HEIGHT - 2 * PLOT_MARGIN)
+
+
+def _points(values: Sequence[float], xs: Sequence[float], axis: tuple[float, float]
+            ) -> list[str]:
+    """SVG polylines of ``|values|`` on the log axis, broken where a value is exactly zero."""
+    runs: list[list[str]] = [[]]
+    for x, value in zip(xs, values, strict=True):
+        if value == 0:
+            runs.append([])
+        else:
+            runs[-1].append(f"{x:.1f},{_y(math.log10(abs(value)), axis):.1f}")
+    return [" ".join(run) for run in runs if run]
+
+
+def _curves(trace: Trace, factor: float, index: int, depths: Sequence[int],
+            axis: tuple[float, float], marked: int, shown: bool) -> str:
+    """One factor's plain and residual input gradients against depth, drawn (no text: the
+    values are the traced spans of the cells and the grid table)."""
+    span = max(depths[-1] - depths[0], 1)
+    xs = [PLOT_MARGIN + (d - depths[0]) / span * (PLOT_WIDTH - 2 * PLOT_MARGIN) for d in depths]
+    at = {str(d): round(x, 1) for d, x in zip(depths, xs, strict=True)}
+    record = f"EXPLORER-FACTOR[{trace_repr(factor)}]"
+    lines = "".join(
+        f'<polyline class="gf-curves__{series}" points="{points}"/>'
+        for series in ("plain", "residual")
+        for points in _points(trace.resolve(f"{record}.{series}")[depths[0] - 1:depths[-1]], xs,
+                              axis))
+    grid = "".join(
+        f'<line class="gf-curves__decade{" gf-curves__one" if k == 0 else ""}" x1="0" '
+        f'x2="{PLOT_WIDTH:g}" y1="{_y(k, axis):.1f}" y2="{_y(k, axis):.1f}"/>'
+        for k in range(math.ceil(axis[0]), math.floor(axis[1]) + 1) if k % 5 == 0)
+    mark = at[str(marked)]
+    return (
+        f'<svg class="gf-curves" data-factor-index="{index}" viewBox="0 0 {PLOT_WIDTH:g} '
+        f'{PLOT_HEIGHT:g}" aria-hidden="true" focusable="false" '
+        f"data-x='{json.dumps(at, separators=(',', ':'))}'{'' if shown else ' hidden'}>"
+        f'{grid}{lines}<line class="gf-curves__mark" x1="{mark}" x2="{mark}" y1="0" '
+        f'y2="{PLOT_HEIGHT:g}"/></svg>')
+
+
+def _curves_key(trace: Trace, factors: Sequence[float], depths: Sequence[int]) -> str:
+    low, high = _extremes(trace, factors, depths)
+    return (
+        '<p class="gf-curves__key">Above: the magnitude of the input gradient against depth '
+        "for the chosen factor, from depth "
+        f"{traced(trace, f'PATH-COUNT[{depths[0]}].depth')} at the left to "
+        f"{traced(trace, f'PATH-COUNT[{depths[-1]}].depth')} at the right, on one "
+        "logarithmic axis for every factor, from "
+        f"{traced(trace, low, FMT)} at the bottom to {traced(trace, high, FMT)} at the top, "
+        "a faint line every five powers of ten and a darker one at a gradient of one: "
+        '<span class="gf-key gf-key--residual">residual</span> solid, '
+        '<span class="gf-key gf-key--plain">plain</span> dashed, the upright line at the '
+        "chosen depth. A gradient of exactly zero has no place on a logarithmic axis and is "
+        "left out.</p>")
+
+
 def _grid_table(trace: Trace, factors: Iterable[float]) -> str:
     rows = "".join(
         f'<tr><th scope="row">{traced(trace, f"EXPLORER-FACTOR[{trace_repr(f)}].factor")}</th>'
@@ -120,19 +204,37 @@ def render_explorer(trace: Trace, depths: Iterable[int] | None = None,
         _cell(trace, cells[(factor, depth)], index, (factor, depth) == default)
         for index, factor in enumerate(chosen_factors) for depth in chosen_depths)
     counts = "".join(_counts(trace, depth, depth == default[1]) for depth in chosen_depths)
+    low, high = _extremes(trace, chosen_factors, chosen_depths)
+    axis = (math.log10(abs(trace.resolve(low))), math.log10(abs(trace.resolve(high))))
+    curves = "".join(_curves(trace, factor, index, chosen_depths, axis, default[1],
+                             factor == default[0])
+                     for index, factor in enumerate(chosen_factors))
     first, last = chosen_depths[0], chosen_depths[-1]
     return Markup(
         '<figure class="gf-explorer" data-gf-explorer data-search-exclude>'
         '<div class="gf-explorer__controls" hidden>'
-        '<div class="gf-explorer__control"><label for="gf-explorer-depth">Depth <var>L</var>, '
-        "the number of layers</label>"
-        f'<input type="range" id="gf-explorer-depth" name="depth" min="{first}" max="{last}" '
-        f'step="1" data-default="{default[1]}"></div>'
-        '<div class="gf-explorer__control"><label for="gf-explorer-factor">Branch factor '
-        "<var>f</var>, the derivative of every branch</label>"
-        f'<input type="range" id="gf-explorer-factor" name="factor" min="0" '
-        f'max="{len(chosen_factors) - 1}" step="1" '
-        f'data-default="{chosen_factors.index(default[0])}"></div></div>'
-        '<p class="gf-explorer__live" aria-live="polite" aria-atomic="true"></p>'
+        + _control("depth", "Depth <var>L</var>, the number of layers", first, last,
+                   default[1], traced(trace, f"PATH-COUNT[{first}].depth"),
+                   traced(trace, f"PATH-COUNT[{last}].depth"))
+        + _control("factor", "Branch factor <var>f</var>, the derivative of every branch", 0,
+                   len(chosen_factors) - 1, chosen_factors.index(default[0]),
+                   *(traced(trace, f"EXPLORER-FACTOR[{trace_repr(f)}].factor")
+                     for f in (chosen_factors[0], chosen_factors[-1])))
+        + '</div><p class="gf-explorer__live" aria-live="polite" aria-atomic="true"></p>'
+        f'<div class="gf-explorer__curves">{curves}'
+        f"{_curves_key(trace, chosen_factors, chosen_depths)}</div>"
         f'<div class="gf-explorer__cells">{sections}{counts}</div>'
         f"{_grid_table(trace, chosen_factors)}</figure>")
+
+
+def _control(name: str, label: str, low: int, high: int, default: int, first: Markup,
+             last: Markup) -> str:
+    """A labelled range input, the value it picks written beside its label (by the script,
+    copied from the shown cell) and the values at its two ends beneath it."""
+    return (
+        f'<div class="gf-explorer__control"><label for="gf-explorer-{name}">{label}</label> '
+        f'<output class="gf-explorer__value" for="gf-explorer-{name}"></output>'
+        f'<input type="range" id="gf-explorer-{name}" name="{name}" min="{low}" max="{high}" '
+        f'step="1" data-default="{default}">'
+        f'<p class="gf-explorer__ends" aria-hidden="true"><span>{first}</span>'
+        f"<span>{last}</span></p></div>")

@@ -83,6 +83,27 @@ def check_cell(tab: Any, traces: TraceSet, factor_index: int, depth: int) -> Non
     assert tab.locator(".gf-explorer__live").text_content() == summary
     assert tab.get_attribute("#gf-explorer-factor", "aria-valuetext") == format_value(factor)
     assert tab.get_attribute("#gf-explorer-depth", "aria-valuetext") == format_value(depth)
+    assert check_curves(tab, depth) == {"factor": format_value(factor),
+                                        "depth": format_value(depth),
+                                        "shown": [str(factor_index)], "mark at depth": True}
+
+
+def check_curves(tab: Any, depth: int) -> dict[str, Any]:
+    """The values written beside the sliders, the drawings shown, and whether the depth's mark
+    sits where the shown drawing lists that depth."""
+    return tab.evaluate(
+        """depth => {
+            const shown = [...document.querySelectorAll("svg.gf-curves:not([hidden])")];
+            const xs = JSON.parse(shown[0].getAttribute("data-x"));
+            const mark = shown[0].querySelector(".gf-curves__mark");
+            return {
+                factor: document.querySelector("output[for=gf-explorer-factor]").textContent,
+                depth: document.querySelector("output[for=gf-explorer-depth]").textContent,
+                shown: shown.map(s => s.getAttribute("data-factor-index")),
+                "mark at depth": Number(mark.getAttribute("x1")) === xs[String(depth)]
+                    && shown[0].getBoundingClientRect().height > 0,
+            };
+        }""", depth)
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])

@@ -7,6 +7,8 @@ and passed through the provenance audit, which must find nothing.
 
 from __future__ import annotations
 
+import itertools
+import json
 import re
 
 import pytest
@@ -83,6 +85,58 @@ def test_each_cell_shows_its_own_traced_values(trace: Trace, grid: str) -> None:
         largest = max(abs(c) for c in record.contributions)
         for width, value in zip(bars, record.contributions, strict=True):
             assert float(width) == pytest.approx(100 * abs(value) / largest, abs=0.06)
+
+
+def curves_of(grid: str) -> list[tuple[int, dict[str, float], bool, str]]:
+    """Each factor's drawing: its factor index, the x of every depth, hidden, its body."""
+    found = re.findall(r'<svg class="gf-curves" data-factor-index="(\d+)" [^>]*'
+                       r"data-x='([^']*)'( hidden)?>(.*?)</svg>", grid)
+    return [(int(i), json.loads(xs), bool(hidden), body) for i, xs, hidden, body in found]
+
+
+def test_every_factor_is_drawn_on_one_log_axis_with_the_chapters_shown(
+        trace: Trace, grid: str) -> None:
+    factors = trace.resolve("EXPLORER-CONFIG.factors")
+    drawings = curves_of(grid)
+    assert [index for index, *_ in drawings] == list(range(len(factors)))
+    chapter = factors.index(trace.resolve("CHAPTER-PATHS.branch-factor"))
+    assert [index for index, _, hidden, _ in drawings if not hidden] == [chapter]
+    depth = trace.resolve("CHAPTER-PATHS.layers")
+    for index, xs, _, body in drawings:
+        assert list(xs) == [str(d) for d in range(1, trace.resolve("EXPLORER-CONFIG.max-depth")
+                                                   + 1)]
+        mark = re.search(r'class="gf-curves__mark" x1="([0-9.]+)"', body)
+        assert mark and float(mark.group(1)) == xs[str(depth)]
+        record = trace.resolve(f"EXPLORER-FACTOR[{factors[index]!r}].plain")
+        ys = [float(p.split(",")[1]) for line in re.findall(
+            r'class="gf-curves__plain" points="([^"]*)"', body) for p in line.split()]
+        # One axis for every factor: the higher a magnitude, the higher (smaller y) its point.
+        shown = [abs(v) for v in record if v != 0]
+        assert len(ys) == len(shown)
+        assert all((a > b) == (ya < yb) for (a, ya), (b, yb) in itertools.combinations(
+            zip(shown, ys, strict=True), 2) if a != b)
+    # A gradient of exactly zero is left out: the plain stack with f = 0 draws no line.
+    zero = curves_of(grid)[factors.index(0.0)][3]
+    assert "gf-curves__plain" not in zero and "gf-curves__residual" in zero
+
+
+def test_the_curves_key_names_the_axis_ends_from_the_trace(trace: Trace, grid: str) -> None:
+    key = re.search(r'<p class="gf-curves__key">(.*?)</p>', grid)
+    assert key
+    paths = re.findall(r'data-trace="gradient-flow-v3:([^"]+)"', key.group(1))
+    values = [abs(trace.resolve(p)) for p in paths[2:]]
+    every = [abs(v) for r in trace.explorer_factor for v in (*r.plain, *r.residual) if v]
+    assert values == [min(every), max(every)]
+
+
+def test_the_sliders_are_labelled_with_their_ends(trace: Trace, grid: str) -> None:
+    ends = re.findall(r'<p class="gf-explorer__ends" aria-hidden="true">(.*?)</p>', grid)
+    paths = [re.findall(r'data-trace="gradient-flow-v3:([^"]+)"', e) for e in ends]
+    factors = trace.resolve("EXPLORER-CONFIG.factors")
+    assert paths == [["PATH-COUNT[1].depth", "PATH-COUNT[32].depth"],
+                     [f"EXPLORER-FACTOR[{factors[0]!r}].factor",
+                      f"EXPLORER-FACTOR[{factors[-1]!r}].factor"]]
+    assert grid.count('<output class="gf-explorer__value"') == 2
 
 
 def test_the_audit_finds_nothing_in_the_whole_grid(trace: Trace, grid: str) -> None:

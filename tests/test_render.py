@@ -420,5 +420,7 @@ def test_markdown_passes_a_chart_and_the_explorer_through_unchanged(
     spans = re.findall(r'<span class="tv"[^>]*>[^<]*</span>', rendered)
     assert len(spans) > 100 and all(span in html for span in spans)
     svgs = re.findall(r"<svg\b[^>]*>", rendered)
-    assert len(svgs) == 2 and all(svg in html for svg in svgs)
+    factors = context.traces.traces["gradient-flow-v3"].resolve("EXPLORER-CONFIG.factors")
+    assert len(svgs) == 2 + len(factors)  # the chart, wide and narrow; the explorer's curves
+    assert all(svg in html for svg in svgs)
     assert "<p>Try it:</p>" in html and "<em>plotted</em>" in html  # still Markdown around
