@@ -13,6 +13,13 @@ from tracefile.schema import Invariant, Key, RecordSpec
 
 Get = Callable[[str], Any]
 
+#: What every arm holds of its seeds' final losses.
+OVER_SEEDS = (
+    Key("median", "float", doc="their median"), Key("low", "float", doc="their least"),
+    Key("high", "float", doc="their largest"),
+    Key("diverged", "int", doc="seeds whose loss stopped being finite"),
+)
+
 TRAINING_RECORDS = (
     # -- 6. trainability ----------------------------------------------------------------------
     RecordSpec("TRAINING-CONFIG", (
@@ -56,9 +63,7 @@ TRAINING_RECORDS = (
         Key("init", "word", doc="the initialization of the output projections"),
         Key("depth", "int", doc="blocks"), Key("lr", "float", doc="learning rate"),
         Key("final-loss", "vector", doc="each seed's loss after the last step"),
-        Key("median", "float", doc="their median"), Key("low", "float", doc="their least"),
-        Key("high", "float", doc="their largest"),
-        Key("diverged", "int", doc="seeds whose loss stopped being finite"),
+        *OVER_SEEDS,
         Key("steps", "shape", doc="the steps the curves sample"),
         Key("curve-low", "vector", doc="the least loss over seeds, per sampled step"),
         Key("curve-median", "vector", doc="the median over seeds, per sampled step"),
@@ -105,9 +110,7 @@ TRAINING_RECORDS = (
         Key("seeds", "shape", doc="the seeds, in the order of the vectors below"),
         Key("initial", "vector", doc="each seed's loss before the first step"),
         Key("final", "vector", doc="each seed's loss after the last step (capped if it diverged)"),
-        Key("median", "float", doc="their median"), Key("low", "float", doc="their least"),
-        Key("high", "float", doc="their largest"),
-        Key("diverged", "int", doc="seeds whose loss stopped being finite"),
+        *OVER_SEEDS,
     ), source="identity.arms", keyed_by="arm", doc="one model at one rate over the seeds"),
     RecordSpec("IDENTITY-BEST", (
         Key("model", "name", doc="the model"),
@@ -139,9 +142,7 @@ TRAINING_RECORDS = (
         Key("lr", "float", doc="the learning rate"),
         Key("final-loss", "vector", doc="each seed's loss after the last step (capped if it "
                                         "diverged)"),
-        Key("median", "float", doc="their median"), Key("low", "float", doc="their least"),
-        Key("high", "float", doc="their largest"),
-        Key("diverged", "int", doc="seeds whose loss stopped being finite"),
+        *OVER_SEEDS,
     ), source="clipping.arms", keyed_by="arm", doc="one stack at one rate over the seeds"),
     RecordSpec("CLIP-BEST", (
         Key("stack", "name", doc="the model at one depth"), Key("model", "name", doc="the model"),

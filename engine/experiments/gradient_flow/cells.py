@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import init
-from engine.experiments.gradient_flow.common import capped
+from engine.experiments.gradient_flow.common import capped, descend
 from engine.nn import build_stack
 from engine.ops import mean
 from engine.optim import SGD
@@ -86,17 +86,12 @@ def train_cell(cell: StackCell) -> dict[str, np.ndarray]:
     optimizer = SGD([*stack.parameters(), readout], cell.lr, clip_norm=cell.clip_norm)
     inputs, targets = teacher_task(cell.seed, s)
     every = max(1, s.steps // s.points)
-    losses: list[float] = []
-    with np.errstate(over="ignore", invalid="ignore"):
-        for step in range(s.steps + 1):
-            optimizer.zero_grad()
-            error = stack(inputs) @ readout - targets
-            loss = mean(error * error)
-            losses.append(float(loss.value))
-            if step == s.steps or not np.isfinite(losses[-1]):
-                break
-            loss.backward()
-            optimizer.step()
+
+    def loss_of() -> TensorValue:
+        error = stack(inputs) @ readout - targets
+        return mean(error * error)
+
+    losses = descend(loss_of, optimizer, s.steps)
     sampled = list(range(0, s.steps, every))[: s.points]
     padded = losses + [np.inf] * (s.steps + 1 - len(losses))  # after a divergence
     curve, diverged = capped([padded[i] for i in sampled])

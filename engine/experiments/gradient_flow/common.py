@@ -2,18 +2,21 @@
 
 Contract: results leave the engine as plain Python values (tuples of floats or ints, strings,
 bools), never live arrays. `probed` reads the gradient at any point of a stream with the
-engine's own backward, and `capped` turns an overflowed measurement into a finite number plus
-a flag, because a trace holds finite floats only.
+engine's own backward, `capped` turns an overflowed measurement into a finite number plus
+a flag, because a trace holds finite floats only, and `descend` runs the full-batch gradient
+descent every trained experiment of the lab uses.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from engine.fixtures.common import Vector, flat
+from engine.optim import SGD
 from engine.tensor import TensorValue
 
 #: What an overflowed value is written as (with its sign); a flag next to it says it overflowed.
@@ -61,3 +64,19 @@ def fate(gradient: float, band: float) -> str:
     if size < 1.0 / band:
         return "vanished"
     return "exploded" if size > band else "kept"
+
+
+def descend(loss_of: Callable[[], TensorValue], optimizer: SGD, steps: int) -> list[float]:
+    """The loss before each of ``steps`` updates and after the last: ``loss_of()`` runs a
+    forward and returns the loss. A loss that stops being finite ends the run there."""
+    losses: list[float] = []
+    with np.errstate(over="ignore", invalid="ignore"):
+        for step in range(steps + 1):
+            optimizer.zero_grad()
+            loss = loss_of()
+            losses.append(float(loss.value))
+            if step == steps or not np.isfinite(losses[-1]):
+                break
+            loss.backward()
+            optimizer.step()
+    return losses

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import init
-from engine.experiments.gradient_flow.common import Vector, capped
+from engine.experiments.gradient_flow.common import Vector, capped, descend
 from engine.nn import build_stack
 from engine.ops import mean
 from engine.optim import SGD
+from engine.tensor import TensorValue
 
 #: Model name → (`build_stack` variant, its initialization of the output projection).
 MODELS = {"plain-default": ("plain", "default"), "residual-default": ("residual", "default"),
@@ -85,18 +86,12 @@ def fit(model: str, lr: float, seed: int, config: IdentityConfig) -> tuple[float
     block = build_stack(1, config.width, config.hidden, variant, seed=seed, activation="relu",
                         init=start)
     x = init.normal(np.random.default_rng((seed, 3)), (config.samples, config.width), 1.0)
-    optimizer = SGD(block.parameters(), lr)
-    losses: list[float] = []
-    with np.errstate(over="ignore", invalid="ignore"):
-        for step in range(config.steps + 1):
-            optimizer.zero_grad()
-            error = block(x) - x
-            loss = mean(error * error)
-            losses.append(float(loss.value))
-            if step == config.steps or not np.isfinite(losses[-1]):
-                break
-            loss.backward()
-            optimizer.step()
+
+    def loss_of() -> TensorValue:
+        error = block(x) - x
+        return mean(error * error)
+
+    losses = descend(loss_of, SGD(block.parameters(), lr), config.steps)
     (first, last), diverged = capped([losses[0], losses[-1]])
     return first, last, diverged
 
