@@ -28,6 +28,7 @@ from engine.experiments.gradient_flow.training import (
     StackArm,
     StackTrainingConfig,
     arm_over_seeds,
+    best_by_stack,
 )
 
 #: Model → (`build_stack` variant, initialization of the output projections, clipped).
@@ -97,9 +98,7 @@ def gradient_clipping(config: ClippingConfig, progress: TextIO | None = None) ->
     model_of = {cell.architecture: model for model, cell in pairs}
     arms = tuple(arm_over_seeds([c for _, c in pairs if c.arm == name], results)
                  for name in dict.fromkeys(c.arm for _, c in pairs))
-    best = tuple(_best(model_of[stack], min((a for a in arms if a.stack == stack),
-                                            key=lambda a: (a.median, a.arm)))
-                 for stack in dict.fromkeys(a.stack for a in arms))
+    best = tuple(_best(model_of[stack], arm) for stack, arm in best_by_stack(arms).items())
     zero_loss = statistics.median(float(np.mean(teacher_task(seed, config.task.setting)[1] ** 2))
                                   for seed in config.seeds)
     return Clipping(config.depths, config.lrs, config.clip_norm, config.seeds,

@@ -161,9 +161,7 @@ def trainability(seed: int, config: StackTrainingConfig, progress: TextIO | None
                    == (variant, init, seed, config.lr))
     arms = tuple(arm_over_seeds([c for c in cells if c.arm == name], results)
                  for name in dict.fromkeys(c.arm for c in cells))
-    best = tuple(_best(min((a for a in arms if a.stack == name),
-                           key=lambda a: (a.median, a.arm)))
-                 for name in dict.fromkeys(a.stack for a in arms))
+    best = tuple(_best(arm) for arm in best_by_stack(arms).values())
     lines = tuple(_by_depth(variant, init, config.depths, best)
                   for variant in MODELS for init in config.inits)
     return Training(config.width, config.hidden, config.samples, config.steps,
@@ -186,6 +184,17 @@ def _curve(cell: StackCell, result: dict[str, np.ndarray]) -> TrainingCurve:
                          tuple(float(v) for v in result["loss"]),
                          float(result["initial_loss"]), float(result["final_loss"]),
                          bool(result["diverged"]))
+
+
+def best_by_stack(arms: tuple[StackArm, ...]) -> dict[str, StackArm]:
+    """Each stack's arm with the lowest median final loss (its best rate; ties by arm name),
+    stacks in the order of ``arms``."""
+    best: dict[str, StackArm] = {}
+    for arm in arms:
+        if arm.stack not in best or (arm.median, arm.arm) < (best[arm.stack].median,
+                                                             best[arm.stack].arm):
+            best[arm.stack] = arm
+    return best
 
 
 def arm_over_seeds(cells: list[StackCell], results: dict[StackCell, dict[str, np.ndarray]]
