@@ -134,3 +134,9 @@ def _is_name(value: Any) -> bool:
 def number_tokens(text: str) -> list[str]:
     """Every number in ``text`` as written ("0.42", "−2.25", "24", "1e-06"), in order."""
     return NUMBER_RE.findall(text)
+
+
+def wrappable(text: str) -> Markup:
+    """``text`` as inline code that may wrap after an equals sign or a dot (a ``<wbr>``
+    there) as well as after a hyphen: a name in a table column a phone makes narrow."""
+    return Markup("<code>{}</code>").format(Markup("<wbr>").join(re.split(r"(?<=[=.])", text)))

@@ -6,7 +6,8 @@ Contract: ``number_words(n)`` spells ``0 <= n < 1_000_000`` ("zero", "twelve", "
 "one hundred and five", "ten thousand", "two thousand and five"); anything else is a
 ValueError. ``verdict_term(word)`` and ``claim_rule(claim)`` render a verdict word where a page
 defines it and a claim's declared rule: the only ways a page shows a verdict word that is not
-a traced value (the audit accepts exactly these renderings).
+a traced value (the audit accepts exactly these renderings). ``trace_rules()`` are the
+trace reader's rules with their limits in words.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from tracefile.claims import VERDICTS, Claim
+from tracefile.rules import LIMITS, RULES
 
 ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
         "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
@@ -51,3 +53,14 @@ def claim_rule(claim: Claim) -> Markup:
     """A claim's rule as declared in the trace contract."""
     return Markup('<span class="claim-rule" data-claim="{}">{}</span>').format(claim.key,
                                                                               claim.rule)
+
+
+def trace_rules() -> list[str]:
+    """The reader's rules (``tracefile.rules``), their limits spelled out in words."""
+    texts = []
+    for rule in RULES:
+        text = rule.text
+        for name, value in LIMITS.items():
+            text = text.replace(name, number_words(value))
+        texts.append(text)
+    return texts

@@ -25,7 +25,7 @@ from sitebuild.page_context import PageContext
 from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, served_path, shown
 from sitebuild.progress import Progress
 from sitebuild.render import render_pages
-from tracefile import SCHEMAS, TraceSet, load_trace, parse_trace
+from tracefile import SCHEMAS, TraceSet, load_trace
 from tracefile.errors import shorten
 from tracefile.files import write_atomic
 
@@ -92,10 +92,12 @@ def render(root: Path, options: Options, progress: Progress) -> int:
     return 0
 
 
-def engine_and_traces(root: Path, options: Options, progress: Progress) -> Inputs:
-    """The engine's runs (cached), each --trace held against them, and the parsed traces."""
+def engine_and_traces(root: Path, options: Options, progress: Progress,
+                      purpose: str | None = None) -> Inputs:
+    """The engine's runs (cached), each --trace held against them (``same_as_engine``, for
+    ``purpose``: publishing, by default), and the parsed traces."""
     trace_dir = options.build_dir / "trace"
-    given, fresh, differ = engine_files(root, options, progress, PUBLISH_PURPOSE)
+    given, fresh, differ = engine_files(root, options, progress, purpose or PUBLISH_PURPOSE)
     for trace_id in given:
         progress.detail(f"--trace {trace_id}: " + ("differs from the engine's run (published "
                         "with a banner)" if trace_id in differ else "equals the engine's run"))
@@ -122,7 +124,7 @@ def engine_files(root: Path, options: Options, progress: Progress, purpose: str
     the --trace files that differ from them (``same_as_engine``, for ``purpose``)."""
     with progress.phase("engine") as notes:
         given = given_traces(options.traces)  # inside the phase: a bad file names it on stdout
-        results = run_engine(root, options.cache, None, options.build_dir, lambda todo:
+        results = run_engine(root, options.cache, options.build_dir, lambda todo:
                              progress.detail(f"running {', '.join(j.name for j in todo)} …"))
         fresh = {name: data for result in results for name, data in result.files.items()}
         ran = sum(r.status == "ran" for r in results)
@@ -139,7 +141,7 @@ def pages(root: Path, options: Options, inputs: Inputs, progress: Progress) -> P
     """The generated files (drawn or cached) and the rendered pages; what they were rendered
     with."""
     with progress.phase("generate") as notes:
-        status, files = generated.generate(root, inputs.traces, options.build_dir / "generated",
+        status, files = generated.generate(inputs.traces, options.build_dir / "generated",
                                            options.cache, inputs.generated_key)
         notes.append(f"{len(files)} file(s) in {shown(options.build_dir / 'generated')} "
                      f"(cache {status})")
@@ -184,14 +186,8 @@ def check(root: Path, site: Path, options: Options, progress: Progress) -> int:
     if not (site / "index.html").is_file():
         raise BuildError(shown(site), "no built site here (no index.html); "
                          "run `python build_site.py build` first")
-    _, fresh, _ = engine_files(root, options, progress, CHECK_PURPOSE)
-    with progress.phase("parse") as notes:
-        traces = TraceSet({trace_id: parse_trace(fresh[schema.file_name],
-                                                 f"<engine run of {trace_id}>", schema)
-                           for trace_id, schema in SCHEMAS.items()}, CHAPTER_TRACE)
-        notes.append(f"{len(traces.traces)} trace(s) from the engine")
-    if note := off_reference_note(traces):
-        progress.detail(note)
+    with build_folder.exclusive(options.build_dir):
+        traces = engine_and_traces(root, options, progress, CHECK_PURPOSE).traces
     with progress.phase("gates") as notes:
         findings = gates.run_gates(site, traces, base=served_path(options.site_url),
                                    shown_as=shown(site))

@@ -25,11 +25,8 @@ FALLBACK_EPOCH = 315532800
 
 @contextmanager
 def exclusive(build_dir: Path, say: Callable[[str], None] = print) -> Iterator[None]:
-    """Hold ``build_dir``'s lock: builds sharing one ``build/`` take turns, never interleave.
-
-    A build that has to wait says so, naming the process that holds the lock (its pid is
-    written into the lock file); once it holds the lock it removes what dead builds left.
-    """
+    """Hold ``build_dir``'s lock (see the module doc); a build that has to wait says so,
+    naming the process that holds it (its pid is written into the lock file)."""
     try:
         build_dir.mkdir(parents=True, exist_ok=True)
         handle = (build_dir / ".lock").open("a+")

@@ -2,8 +2,8 @@
 package versions from the lock (``requirements/lock.txt``), each rendered by one function, so
 no year or version is ever typed into a page; the audit accepts exactly what they render.
 
-Contract: ``project_references(root)`` is the validated bibliography (unknown YAML tags read as
-None, never run), ``render_citation(references, key)`` a ``<cite class="citation">``;
+Contract: ``project_references(root)`` is the validated bibliography (read by
+``generator.read_settings``), ``render_citation(references, key)`` a ``<cite class="citation">``;
 ``parse_lock(text)`` every pin of the lock, ``pinned(root, name)`` the installed version, which
 the lock must pin, and ``render_pin`` its ``<code class="pinned">``. Problems are located
 errors naming ``mkdocs.yml`` or the lock.
@@ -18,10 +18,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import yaml
 from markupsafe import Markup
 
-from sitebuild.errors import BuildError, GateError
+from sitebuild.errors import BuildError
+from sitebuild.generator import read_settings
 from sitebuild.paths import ROOT
 from tracefile.errors import LocatedError
 
@@ -93,27 +93,9 @@ def render_citation(references: Mapping[str, Reference], key: str) -> Markup:
              arxiv=ref.arxiv)
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader that reads unknown tags (MkDocs' `!ENV`, `!!python/...`) as None."""
-
-
-_Loader.add_multi_constructor("", lambda loader, suffix, node: None)
-
-
 def project_references(root: Path = ROOT) -> dict[str, Reference]:
     """The validated bibliography of the project at `root`."""
-    path = root / "mkdocs.yml"
-    try:
-        config: Any = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
-    except OSError as err:
-        raise GateError(str(path), None, f"cannot read the bibliography: "
-                        f"{err.strerror or err}") from None
-    except (yaml.YAMLError, UnicodeDecodeError) as err:
-        mark = getattr(err, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise GateError(str(path), line, f"not valid YAML: {' '.join(str(err).split())}") \
-            from None
-    extra = config.get("extra") if isinstance(config, Mapping) else None
+    extra = read_settings(root).get("extra")
     return load_references(extra if isinstance(extra, Mapping) else {})
 
 

@@ -2,9 +2,10 @@
 
 Contract: ``run_engine(root, cache)`` returns one ``JobResult`` per job (``engine_jobs``), from
 the cache or from parallel child processes that die with the build. A job's key is its
-arguments, the Python and numpy versions, the variables that choose the kernels and the
-project files it imports (``source_closure``), so editing one experiment re-runs only that
-one. A failed run is a ``BuildError`` at the crashing file and line.
+arguments, the Python and numpy versions, the variables that choose the kernels and every file
+of ``engine/`` and ``tracefile/``; a rerun after an edit retrains only the training cells the
+edit touches (the engine caches those by their own key). A failed run is a ``BuildError`` at
+the crashing file and line.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,8 +27,8 @@ from sitebuild.processes import child_command
 from tracefile import SCHEMAS, TraceSet
 from tracefile.schemas.numerics import numerics_of
 
-# The modules every engine run goes through, besides the experiment's own.
-ENGINE_ENTRY = ("engine.__main__", "engine.trace")
+#: What an engine run reads of the project.
+ENGINE_SOURCES = ("engine", "tracefile")
 # What chooses the kernels of an engine run: its pinning mode, and the variables it sets when
 # pinning or leaves to the caller when not (engine/numerics.py; tests/test_numerics.py keeps
 # the two lists in step).
@@ -44,7 +45,6 @@ class EngineJob:
     name: str
     files: tuple[str, ...]
     args: tuple[str, ...]
-    modules: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -60,29 +60,25 @@ def engine_jobs() -> list[EngineJob]:
     jobs = []
     for trace_id, schema in SCHEMAS.items():
         files, args = (schema.file_name,), ("trace", trace_id, "-o", schema.file_name)
-        modules = (schema.producer_module, *ENGINE_ENTRY)
         if trace_id == CHAPTER_TRACE:
             files, args = (*files, REPORT_NAME), (*args, "--report", REPORT_NAME)
-            modules = (*modules, "engine.report")
-        jobs.append(EngineJob(trace_id, files, args, modules))
+        jobs.append(EngineJob(trace_id, files, args))
     return jobs
 
 
 def job_key(root: Path, job: EngineJob) -> str:
     """Everything one engine job's output depends on."""
-    files = source_closure(root, job.modules)
     return content_key([("python", sys.version), ("numpy", dist_version("numpy")),
                       ("args", " ".join(job.args)),
                       *((name, os.environ.get(name, "")) for name in NUMERICS_ENVIRONMENT),
-                      *source_files(root, files)])
+                      *source_files(root, [root / name for name in ENGINE_SOURCES])])
 
 
-def run_engine(root: Path, cache: Cache, jobs: list[EngineJob] | None = None,
-               workdir: Path | None = None,
+def run_engine(root: Path, cache: Cache, workdir: Path,
                starting: Callable[[list[EngineJob]], None] | None = None) -> list[JobResult]:
-    """Every job's output, from the cache or from fresh engine processes run in parallel;
-    ``starting`` is told which jobs are about to run (a progress line before a long wait)."""
-    jobs = engine_jobs() if jobs is None else jobs
+    """Every job's output, from the cache or from fresh engine processes run in parallel (in
+    ``workdir``); ``starting`` is told which jobs are about to run (before a long wait)."""
+    jobs = engine_jobs()
     keys = {job.name: job_key(root, job) for job in jobs}
     results: dict[str, JobResult] = {}
     for job in jobs:
@@ -93,7 +89,6 @@ def run_engine(root: Path, cache: Cache, jobs: list[EngineJob] | None = None,
     if todo and starting is not None:
         starting(todo)
     if todo:
-        workdir = workdir or cache.root.parent
         for result in _run_jobs(root, todo, workdir, cache.root):
             cache.store(f"engine-{result.job.name}", keys[result.job.name], result.files)
             results[result.job.name] = result
@@ -158,61 +153,6 @@ def _engine_env(root: Path, cache: Path) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
     env.setdefault(CELL_CACHE, str(cache / "cells"))
     return env
-
-
-# ``import a.b, c as d`` and ``from .a import (b, c)`` at any indentation; the parenthesised
-# list may run over several lines.
-IMPORT_RE = re.compile(r"^[ \t]*import[ \t]+([\w., \t]+)", re.MULTILINE)
-FROM_RE = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)",
-                     re.MULTILINE)
-
-
-def module_file(root: Path, module: str) -> Path | None:
-    """The file of a project module or package, or None for anything outside the project."""
-    base = root.joinpath(*module.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def _imports(path: Path, module: str) -> Iterable[str]:
-    """The modules a file's import statements name (read as text: a statement too many only
-    widens a key; tests/test_imports.py checks the same rules with ``ast``)."""
-    text = path.read_text(encoding="utf-8")
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    for found in IMPORT_RE.finditer(text):
-        yield from (part.split()[0] for part in found.group(1).split(",") if part.strip())
-    for found in FROM_RE.finditer(text):
-        base, names = found.group(1), found.group(2).strip("()")
-        level = len(base) - len(base.lstrip("."))
-        base = base.lstrip(".")
-        if level:
-            parts = package.split(".")[: len(package.split(".")) - level + 1]
-            base = ".".join([*parts, base] if base else parts)
-        yield base
-        # ``from pkg import sub`` may name a submodule rather than an attribute.
-        for name in names.replace("\n", " ").split(","):
-            if name.split():
-                yield f"{base}.{name.split()[0]}"
-
-
-def source_closure(root: Path, modules: Iterable[str]) -> list[Path]:
-    """Every project file the given modules run, sorted."""
-    todo, seen, files = list(modules), set(), set()
-    while todo:
-        module = todo.pop()
-        if module in seen:
-            continue
-        seen.add(module)
-        parts = module.split(".")
-        todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))
-        path = module_file(root, module)
-        if path is None:
-            continue
-        files.add(path)
-        todo.extend(_imports(path, module))
-    return sorted(files)
 
 
 def off_reference_note(traces: TraceSet) -> str | None:

@@ -7,14 +7,10 @@ from pathlib import Path
 from tracefile.errors import LocatedError
 
 
-class GateError(LocatedError):
-    """A site gate that cannot run at all (no site folder, an unreadable page or mkdocs.yml).
-
-    What a gate finds wrong in a readable site is a ``Finding``, not an exception."""
-
-
 class BuildError(LocatedError):
-    """A failed build phase; ``path`` names the file or the phase.
+    """A failed build phase, or a gate that cannot run at all (no site folder, an unreadable
+    page: what a gate finds wrong in a readable site is a ``Finding``); ``path`` names the file
+    or the phase.
 
     Takes the message before the (optional) line, as build code mostly has no line.
     """

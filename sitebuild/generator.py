@@ -103,17 +103,30 @@ def zensical_config(root: Path, pages_dir: Path, site_url: str | None) -> dict[s
 
 def read_settings(root: Path) -> dict[str, Any]:
     """``root/mkdocs.yml`` as data, its ``!relative $config_dir`` (MkDocs' tag for a path in
-    an extension's options) read as ``root``; a copy of it then holds no tag of MkDocs'."""
+    an extension's options) read as ``root``; any other tag (``!ENV``, ``!!python/name``) is
+    refused at its line, never run, so a copy of the settings holds no tag of MkDocs'."""
     class Loader(yaml.SafeLoader):
         pass
 
     def relative(loader: yaml.SafeLoader, node: yaml.Node) -> str:
         if loader.construct_scalar(node) != "$config_dir":  # type: ignore[arg-type]
-            raise BuildError("mkdocs.yml", f"!relative {node.value}: only $config_dir is read")
+            raise BuildError("mkdocs.yml", f"!relative {node.value}: only $config_dir is read",
+                             node.start_mark.line + 1)
         return str(root)
 
     Loader.add_constructor("!relative", relative)
-    return yaml.load((root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+    path = root / "mkdocs.yml"
+    try:
+        config = yaml.load(path.read_text(encoding="utf-8"), Loader=Loader)
+    except OSError as err:
+        raise BuildError(str(path), f"cannot read the settings: {err.strerror or err}") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        mark = getattr(err, "problem_mark", None)
+        raise BuildError(str(path), f"not valid YAML: {' '.join(str(err).split())}",
+                         None if mark is None else mark.line + 1) from None
+    if not isinstance(config, dict):
+        raise BuildError(str(path), "expected a mapping of settings", 1)
+    return config
 
 
 def _zensical(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None) -> None:

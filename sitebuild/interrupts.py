@@ -68,9 +68,6 @@ def stopping_on_signals() -> Iterator[None]:
 @contextmanager
 def _held() -> Iterator[None]:
     """The stopping signals wait (blocked in this thread) until the block ends."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
     before = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
     try:
         yield

@@ -3,7 +3,8 @@
 Contract: ``PageContext.page_globals(trace_id)`` are the Jinja globals of a page whose
 unqualified trace paths name ``trace_id``: ``tv`` (a traced value), the figures put in place
 whole (``diagram``, ``chart``, ``table``, ``explorer``), the traces and report, and the
-renderers of words, citations and versions. A failure raises ``PageError``.
+renderers of words, citations and versions. A failure raises ``PageError``; ``fenced`` is a
+code block no backtick run inside can close.
 """
 
 from __future__ import annotations
@@ -17,13 +18,25 @@ from typing import Any
 
 from markupsafe import Markup
 
-from diagrams.format import traced
+from diagrams.format import traced, wrappable
 from diagrams.svg import NARROW
-from diagrams.words import claim_rule, number_words, verdict_term
+from diagrams.words import claim_rule, number_words, trace_rules, verdict_term
 from sitebuild.citations import Reference, pinned, render_citation, render_pin
 from sitebuild.paths import trace_url
-from sitebuild.templates import PageError, fenced
 from tracefile import TraceSet
+from tracefile.errors import LocatedError
+
+
+class PageError(LocatedError):
+    """A page failed to render; ``path`` is the page file, ``line`` its line."""
+
+
+def fenced(text: str, lang: str) -> Markup:
+    """``text`` as a fenced code block whose fence no run of backticks inside can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return Markup(f"\n{fence}{lang}\n{text.rstrip(chr(10))}\n{fence}\n")
+
 
 _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.S)
 
@@ -142,25 +155,6 @@ class PageContext:
             '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">\n{}\n'
             "</div></div>"
         ).format(Markup(body))
-
-
-def wrappable(text: str) -> Markup:
-    """``text`` as inline code that may wrap after an equals sign or a dot (a ``<wbr>``
-    there) as well as after a hyphen: a name in a table column a phone makes narrow."""
-    return Markup("<code>{}</code>").format(Markup("<wbr>").join(re.split(r"(?<=[=.])", text)))
-
-
-def trace_rules() -> list[str]:
-    """The reader's rules (``tracefile.rules``), their limits spelled out in words."""
-    from tracefile.rules import LIMITS, RULES
-
-    texts = []
-    for rule in RULES:
-        text = rule.text
-        for name, value in LIMITS.items():
-            text = text.replace(name, number_words(value))
-        texts.append(text)
-    return texts
 
 
 def _region(svg: str, label: str) -> Markup:

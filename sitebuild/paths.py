@@ -34,14 +34,9 @@ def temp_prefix(name: str) -> str:
     return f"{name}-pid{os.getpid()}-"
 
 
-def trace_file(trace_id: str) -> str:
-    """The file name of a trace (``residual-connections-v2.trace``)."""
-    return SCHEMAS[trace_id].file_name
-
-
 def trace_url(trace_id: str) -> str:
     """Where the site publishes a trace (the Trace page links to it)."""
-    return f"trace/{trace_file(trace_id)}"
+    return f"trace/{SCHEMAS[trace_id].file_name}"
 
 
 #: The project: the folder that holds ``sitebuild/``.

@@ -101,12 +101,9 @@ def swap_in(new: Path, target: Path, what: str = "folder") -> None:
 
 
 def _exchange(a: Path, b: Path, what: str = "folder") -> bool:
-    """Swap ``a`` and ``b`` in one step (Linux ``renameat2(RENAME_EXCHANGE)``).
-
-    With two renames there is a moment when ``out`` does not exist; an exchange has
-    none. False when the system cannot do it (not Linux, old kernel or libc, a
-    filesystem without support): the caller then falls back to two renames.
-    """
+    """Swap ``a`` and ``b`` in one step (Linux ``renameat2(RENAME_EXCHANGE)``: no moment
+    without ``b``); False where the system cannot (not Linux, an old kernel or libc, a
+    filesystem without support), and the caller falls back to two renames."""
     renameat2 = _renameat2()
     if renameat2 is None:
         return False

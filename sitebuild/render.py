@@ -4,20 +4,27 @@ Contract: ``render_pages(root, context, pages_dir, only)`` makes ``pages_dir`` h
 what the site generator reads: each ``docs/**/*.md`` rendered (front matter ``trace:`` names
 the trace its unqualified paths read), the other files of ``docs/`` as they are, the vendored
 KaTeX and search worker shim, and each trace at ``trace/<id>.trace``. A file is written only
-when its bytes change; ``only`` re-renders just those pages. Returns the files written.
+when its bytes change; ``only`` re-renders just those pages. Returns the files written. A page
+is a Jinja template rendered strictly (``render_page``: undefined names fail), HTML-escaping,
+with comments ``<#-- --#>`` so Markdown's ``{#id}`` stays Markdown; any failure is a
+``PageError`` at ``PAGE:LINE`` (front matter counted).
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Collection
+import traceback
+from collections.abc import Collection, Mapping
 from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
 
 from sitebuild.errors import BuildError
-from sitebuild.page_context import PageContext
+from sitebuild.page_context import PageContext, PageError
 from sitebuild.paths import CHAPTER_TRACE, trace_url
-from sitebuild.templates import PageError, render_page, split_front_matter
 from tracefile.errors import LocatedError
 from tracefile.files import write_atomic
 
@@ -104,3 +111,65 @@ def _write_if_changed(target: Path, data: bytes) -> bool:
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, data)
     return True
+
+
+def make_env() -> jinja2.Environment:
+    """The page environment: strict, HTML-escaping, Markdown-friendly comments."""
+    return jinja2.Environment(
+        undefined=jinja2.StrictUndefined,
+        autoescape=True,
+        keep_trailing_newline=True,
+        comment_start_string="<#--",
+        comment_end_string="--#>",
+    )
+
+
+def render_page(source: str, name: str, context: Mapping[str, Any], line_offset: int = 0) -> str:
+    """Render page ``source`` (called ``name`` in errors) with ``context`` as globals."""
+    env = make_env()
+    try:
+        code = env.compile(source, name=name, filename=name)
+        template = env.template_class.from_code(env, code, env.make_globals(dict(context)))
+        return template.render()
+    except jinja2.TemplateSyntaxError as err:
+        raise PageError(name, (err.lineno or 0) + line_offset, err.message or "syntax error") \
+            from None
+    except Exception as err:  # every failure becomes one located line
+        line = _template_line(err, name)
+        raise PageError(name, None if line is None else line + line_offset, _describe(err)) \
+            from None
+
+
+def _template_line(err: BaseException, name: str) -> int | None:
+    """The page line Jinja's rewritten traceback points at, if any."""
+    lines = [f.lineno for f in traceback.extract_tb(err.__traceback__) if f.filename == name]
+    return lines[-1] if lines else None
+
+
+def _describe(err: Exception) -> str:
+    if isinstance(err, LocatedError):
+        return err.message
+    if isinstance(err, jinja2.UndefinedError):
+        return f"undefined name or attribute: {err.message}"
+    return f"{err.__class__.__name__}: {err}"
+
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+
+
+def split_front_matter(text: str, name: str) -> tuple[dict[str, Any], str, int]:
+    """``(front matter, the page after it, lines it took)``; a page without front matter has
+    ``({}, text, 0)``. Front matter that is not a YAML mapping is a ``PageError``."""
+    found = _FRONT_MATTER.match(text)
+    if found is None:
+        return {}, text, 0
+    try:
+        meta = yaml.safe_load(found.group(1) or "") or {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = None if mark is None else mark.line + 2
+        raise PageError(name, line, f"front matter is not valid YAML: "
+                        f"{getattr(err, 'problem', None) or err}") from None
+    if not isinstance(meta, dict):
+        raise PageError(name, 1, "front matter must be a mapping of keys to values")
+    return meta, text[found.end():], text[: found.end()].count("\n")

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, trace_file
+from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME
+from tracefile import SCHEMAS
 
 #: The project root (the checkout the tests run from).
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 #: Versioned reference outputs: what the engine must write, byte for byte.
 GOLDEN_DIR = ROOT / "tests" / "golden"
-GOLDEN_TRACE = GOLDEN_DIR / trace_file(CHAPTER_TRACE)
+GOLDEN_TRACE = GOLDEN_DIR / SCHEMAS[CHAPTER_TRACE].file_name
 GOLDEN_REPORT = GOLDEN_DIR / REPORT_NAME
 #: The address the session's sites are built for (`--site-url`): instant navigation follows only
 #: sitemap links with this path and port, so the browser tests open the site exactly here.

@@ -20,7 +20,6 @@ from paths import GOLDEN_TRACE, ROOT
 from diagrams.errors import RenderError
 from sitebuild import cache, engine_runs, generated
 from sitebuild.cache import MANIFEST, Cache, content_key, source_files
-from sitebuild.engine_runs import source_closure
 from sitebuild.paths import CHAPTER_TRACE
 from sitebuild.publish import write_folder
 from tracefile import TraceSet, parse_trace
@@ -194,13 +193,12 @@ def test_generated_key_follows_trace_and_templates(tmp_path: Path) -> None:
 
 
 def rendering_modules() -> list[str]:
-    """Every module the generate phase runs: the import closure of the drawing modules it
-    calls (read from the imports, so a new helper module is found without listing it)."""
-    entry = ["diagrams.svg", "diagrams.tables", "diagrams.dot", "diagrams.format"]
-    return [p.relative_to(ROOT).as_posix() for p in source_closure(ROOT, entry)]
+    """Every module the generate phase may run: the drawing code and the trace contract."""
+    return sorted(p.relative_to(ROOT).as_posix() for name in generated.DRAWING_CODE
+                  for p in (ROOT / name).rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def test_the_rendering_closure_is_what_we_expect() -> None:
+def test_the_rendering_modules_are_what_we_expect() -> None:
     # Guards rendering_modules() itself: it must find the helpers, not just the entry points.
     assert {"diagrams/dot_parts.py", "tracefile/schema.py", "tracefile/values.py"} <= set(
         rendering_modules())
@@ -246,17 +244,22 @@ def test_generated_key_follows_the_graphviz_version(tmp_path: Path,
     assert generated.generated_key(root, golden_trace()) != before
 
 
+def generate(traces: TraceSet, target: Path, cache: Cache) -> str:
+    """The generate phase's cache status, keyed as a build keys it."""
+    return generated.generate(traces, target, cache, generated.generated_key(ROOT, traces))[0]
+
+
 def test_generate_hits_misses_and_repairs(tmp_path: Path) -> None:
     cache, target = Cache(tmp_path / "cache"), tmp_path / "generated"
-    assert generated.generate(ROOT, golden_trace(), target, cache)[0] == "miss"
+    assert generate(golden_trace(), target, cache) == "miss"
     fresh = {p.name: p.read_bytes() for p in target.iterdir()}
     assert {"forward.svg", "backward.svg", "checks.svg", "stack.svg"} <= set(fresh)
-    assert generated.generate(ROOT, golden_trace(), target, cache)[0] == "hit"
+    assert generate(golden_trace(), target, cache) == "hit"
     entry = next((tmp_path / "cache").glob("generated-*"))
     (entry / "forward.svg").write_text("<svg>stale</svg>")
-    assert generated.generate(ROOT, golden_trace(), target, cache)[0].startswith("rebuilt (hash")
+    assert generate(golden_trace(), target, cache).startswith("rebuilt (hash")
     assert {p.name: p.read_bytes() for p in target.iterdir()} == fresh
-    assert generated.generate(ROOT, golden_trace("4e-10"), target, cache)[0] == "miss"
+    assert generate(golden_trace("4e-10"), target, cache) == "miss"
 
 
 def test_a_drawing_that_fails_stores_nothing(tmp_path: Path,
@@ -267,7 +270,7 @@ def test_a_drawing_that_fails_stores_nothing(tmp_path: Path,
     cache, target = Cache(tmp_path / "cache"), tmp_path / "generated"
     monkeypatch.setattr(generated, "draw", broken)
     with pytest.raises(RenderError, match="cannot be drawn"):
-        generated.generate(ROOT, golden_trace(), target, cache, "k")
+        generated.generate(golden_trace(), target, cache, "k")
     assert not target.exists() and cache.lookup("generated", "k") == (None, "miss")
 
 

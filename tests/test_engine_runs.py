@@ -1,5 +1,6 @@
 """Tests for sitebuild/engine_runs.py: one job per declared trace, each cached under the
-source closure of what it runs."""
+engine's and the trace contract's files, its arguments and the variables that choose the
+kernels."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import pytest
 
 from sitebuild import engine_runs
 from sitebuild.cache import Cache
-from sitebuild.engine_runs import source_closure
 from sitebuild.paths import served_path
 from tracefile import SCHEMAS, TraceSet, parse_trace
 
@@ -37,26 +37,19 @@ def test_one_job_per_declared_trace_the_chapters_with_its_report() -> None:
     assert job(CHAPTER).files == (f"{CHAPTER}.trace", "learner-report.txt")
 
 
-def test_the_closure_follows_lazy_relative_and_submodule_imports(tmp_path: Path) -> None:
-    pkg = tmp_path / "pkg"
-    (pkg / "sub").mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "sub" / "__init__.py").write_text("from . import leaf\n")
-    (pkg / "sub" / "leaf.py").write_text("def f():\n    from pkg import lazy\n")
-    (pkg / "lazy.py").write_text("import json\nfrom pkg.sub import (\n    leaf,\n)\n")
-    (pkg / "unused.py").write_text("")
-    found = [p.relative_to(tmp_path).as_posix() for p in source_closure(tmp_path, ["pkg.sub"])]
-    assert found == ["pkg/__init__.py", "pkg/lazy.py", "pkg/sub/__init__.py", "pkg/sub/leaf.py"]
-
-
-def test_a_job_key_follows_exactly_its_closure(tmp_path: Path) -> None:
+def test_a_job_key_follows_the_engine_and_the_trace_contract(tmp_path: Path) -> None:
     root = fake_root(tmp_path)
     before = engine_runs.job_key(root, job(CHAPTER))
-    (root / "engine" / "experiments_elsewhere.py").write_text("x = 1\n")  # imported by nobody
+    (root / "docs").mkdir()
+    (root / "docs" / "index.md").write_text("a page is not an engine input\n")
+    (root / "engine" / "__pycache__").mkdir(exist_ok=True)
+    (root / "engine" / "__pycache__" / "x.pyc").write_bytes(b"bytecode")
     assert engine_runs.job_key(root, job(CHAPTER)) == before
-    with (root / "engine" / "fixtures" / "stack.py").open("a") as f:
-        f.write("\n# edited\n")
-    assert engine_runs.job_key(root, job(CHAPTER)) != before
+    for edited in ("engine/fixtures/stack.py", "tracefile/schema.py"):
+        with (root / edited).open("a") as f:
+            f.write("\n# edited\n")
+        assert engine_runs.job_key(root, job(CHAPTER)) != before, edited
+        before = engine_runs.job_key(root, job(CHAPTER))
 
 
 def test_a_job_key_follows_the_variables_that_choose_the_kernels(
@@ -97,9 +90,9 @@ def test_the_note_names_each_trace_computed_off_the_reference_numerics() -> None
 @pytest.mark.slow
 def test_jobs_run_once_then_come_from_the_cache(tmp_path: Path) -> None:
     cache = Cache(tmp_path / "cache")
-    first = engine_runs.run_engine(ROOT, cache, None, tmp_path)
+    first = engine_runs.run_engine(ROOT, cache, tmp_path)
     assert [r.status for r in first] == ["ran"] * len(first)
-    again = engine_runs.run_engine(ROOT, cache, None, tmp_path)
+    again = engine_runs.run_engine(ROOT, cache, tmp_path)
     assert [r.status for r in again] == ["cached"] * len(again)
     assert [r.files for r in again] == [r.files for r in first]
     chapter = next(r for r in first if r.job.name == CHAPTER)
@@ -110,7 +103,7 @@ def test_jobs_run_once_then_come_from_the_cache(tmp_path: Path) -> None:
 
 
 def test_an_engine_crash_is_named_by_the_file_and_line_it_happened_at() -> None:
-    job = engine_runs.EngineJob("demo", ("t.trace",), ("trace", "-o", "t.trace"), ())
+    job = engine_runs.EngineJob("demo", ("t.trace",), ("trace", "-o", "t.trace"))
     crash = ('Traceback (most recent call last):\n  File "/x/engine/__main__.py", line 9, in m\n'
              '  File "/x/engine/ops/norms.py", line 42\n    def f(:\n'
              "SyntaxError: invalid syntax\n")

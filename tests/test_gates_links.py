@@ -10,10 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from site_support import published_traces
 
 from sitebuild.gates import run_gates
 from sitebuild.gates.links import check_links
 from tracefile import Trace
+from tracefile.schemas import CHAPTER_TRACE
 
 INDEX = """<!doctype html>
 <html><head>
@@ -169,7 +171,7 @@ def test_real_site_broken_link_image_and_anchor_fail_the_gates(
     )
     assert html.count("</article>") == 1
     page.write_text(html.replace("</article>", f"<p>{broken}</p></article>"), encoding="utf-8")
-    findings = run_gates(site, trace)
+    findings = run_gates(site, published_traces(site, CHAPTER_TRACE))
     messages = [str(f) for f in findings]
     assert len(findings) == 3, messages
     assert all(m.startswith("docs/trace.md") and "[links]" in m

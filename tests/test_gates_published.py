@@ -12,6 +12,7 @@ import html
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,10 +20,10 @@ from paths import GOLDEN_TRACE, ROOT
 from site_support import SHARED_CACHE
 
 from sitebuild.gates.published import check_published
-from sitebuild.paths import CHAPTER_TRACE, trace_file
-from tracefile import Trace
+from sitebuild.paths import CHAPTER_TRACE
+from tracefile import SCHEMAS, Trace
 
-TRACE_NAME = trace_file(CHAPTER_TRACE)
+TRACE_NAME = SCHEMAS[CHAPTER_TRACE].file_name
 
 
 def listing(text: str) -> str:
@@ -101,10 +102,13 @@ def test_trace_page_without_the_raw_listing_is_reported(site: Path, trace: Trace
 
 
 def check(*args: str) -> subprocess.CompletedProcess[str]:
-    # check runs the engine (or takes its runs from the cache): the session's shared one.
+    # check runs the engine (or takes its runs from the cache): the session's shared one. It
+    # writes the traces it checks against into its build folder: never the repository's.
     cache = ["--cache-dir", str(SHARED_CACHE["dir"])] if "dir" in SHARED_CACHE else []
-    return subprocess.run([sys.executable, "build_site.py", "check", *cache, *args],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    with tempfile.TemporaryDirectory() as build:
+        folder = [] if "--build-dir" in args else ["--build-dir", build]
+        return subprocess.run([sys.executable, "build_site.py", "check", *cache, *folder, *args],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
 @pytest.mark.slow
@@ -131,7 +135,7 @@ def test_check_uses_the_engine_trace_and_names_the_given_site(site_copy: Path,
     (build / "trace" / TRACE_NAME).write_text(golden, encoding="utf-8")
     done = check("--site", str(site_copy), "--build-dir", str(build))
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "trace(s) from the engine" in done.stdout
+    assert f"{len(SCHEMAS)} trace(s)" in done.stdout and "[check] engine" in done.stdout
     lines = [x for x in done.stdout.splitlines() if "[trace]" in x]
     assert lines and lines[0].startswith(f"{site_copy}/trace/{TRACE_NAME}:"), done.stdout
     assert "    -STACK-CONFIG" in done.stdout and "    +STACK-CONFIG" in done.stdout

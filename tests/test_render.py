@@ -22,16 +22,23 @@ from paths import GOLDEN_DIR, ROOT
 from diagrams.charts import chart_title, render_chart, values_table
 from diagrams.explorer import TRACE as EXPLORER
 from diagrams.explorer import render_explorer
-from diagrams.format import traced
+from diagrams.format import traced, wrappable
 from diagrams.svg import NARROW
-from diagrams.words import number_words
+from diagrams.words import number_words, trace_rules
 from sitebuild.citations import Reference
 from sitebuild.errors import BuildError
 from sitebuild.generator import read_settings
-from sitebuild.page_context import PageContext, trace_rules, wrappable
+from sitebuild.page_context import PageContext
 from sitebuild.paths import CHAPTER_TRACE, trace_url
-from sitebuild.render import KATEX_DIST, SHIM_SRC, SHIM_URL, render_one, render_pages
-from sitebuild.templates import PageError, render_page
+from sitebuild.render import (
+    KATEX_DIST,
+    SHIM_SRC,
+    SHIM_URL,
+    PageError,
+    render_one,
+    render_page,
+    render_pages,
+)
 from tracefile import SCHEMAS, Trace, TraceSet
 from tracefile.rules import LIMITS
 

@@ -194,10 +194,6 @@ class TraceSchema:
             raise ValueError(f"{self.trace_id}: producer must be 'module:function'")
 
     @property
-    def producer_module(self) -> str:
-        return self.producer.partition(":")[0]
-
-    @property
     def trace_id(self) -> str:
         return f"{self.name}-v{self.version}"
 

@@ -3,9 +3,10 @@
 Contract, over the article of every built page: each ``.tv`` element shows
 ``format_value(trace.resolve(data-trace), data-format)`` with the tooltip ``PATH = EXACT``; any
 other number or verdict word a reader sees or hears (text, code, math, ``READER_ATTRS``) is a
-finding. Exempt by structure only: code listings, scripts and styles, a footnote's own number,
-a citation or a package version exactly as ``sitebuild.citations`` renders it, a verdict term
-or a claim's rule exactly as ``diagrams.words`` renders it. Diagrams: ``gates.figures``.
+finding. Exempt by structure only: code listings, scripts and styles, a citation or a package
+version exactly as ``sitebuild.citations`` renders it, a verdict term or a claim's rule exactly
+as ``diagrams.words`` renders it. Diagrams: ``gates.figures``. (Footnotes are not enabled:
+their numbers would be findings.)
 """
 
 from __future__ import annotations
@@ -31,8 +32,7 @@ from sitebuild.gates.pages import (
     html_pages,
     is_listing_code,
 )
-from sitebuild.paths import trace_url
-from tracefile import SCHEMAS, Trace, TraceSet, load_trace
+from tracefile import SCHEMAS, Trace, TraceSet
 from tracefile.claims import VERDICTS
 from tracefile.errors import LocatedError, shorten
 from tracefile.values import trace_repr
@@ -41,30 +41,23 @@ GATE = "audit"
 HIDDEN_TAGS = frozenset({"script", "style", "template"})  # never displayed
 CONTEXT = 20  # characters shown on each side of an untagged number
 THEME_PAGES = frozenset({"404.html"})  # rendered from Material's template, not from docs/
-# Python-Markdown's footnotes: <sup id="fnref:K"><a class="footnote-ref" href="#fn:K">N</a>
-FOOTNOTE_REF = re.compile(r"#fn:(.+)")
-FOOTNOTE_REF_ID = re.compile(r"fnref[0-9]*:(.+)")
-FOOTNOTE_BACKREF_TITLE = re.compile(r"Jump back to footnote [0-9]+ in the text")
 VERDICT_WORD = re.compile(rf"\b(?:{'|'.join(VERDICTS)})\b", re.IGNORECASE)
 #: Elements whose exact rendering may hold what prose may not: (tag, class).
 VETTED = frozenset({("cite", "citation"), ("code", "pinned"), ("dfn", "verdict-term"),
                     ("span", "claim-rule")})
 
 
-def audit_site(site_dir: Path, trace: Trace | TraceSet,
+def audit_site(site_dir: Path, traces: Trace | TraceSet,
                references: Mapping[str, Reference] | None = None,
                rendered: Mapping[str, str] | None = None) -> list[Finding]:
     """Audit every HTML page under `site_dir` against the traces and the bibliography
-    (`references`; default: the project's `mkdocs.yml` `extra.references`). A declared trace
-    the caller did not supply is read from the site's own published copy, when there is one
-    (`with_published`)."""
-    trace = with_published(site_dir, trace)
+    (`references`; default: the project's `mkdocs.yml` `extra.references`)."""
     refs = project_references() if references is None else references
-    citations, diagrams = rendered_citations(refs), ExpectedDiagrams(trace, rendered)
+    citations, diagrams = rendered_citations(refs), ExpectedDiagrams(traces, rendered)
     citations |= rendered_terms()
     findings: list[Finding] = []
     for page, text in html_pages(site_dir):
-        findings.extend(audit_page(page, text, trace, diagrams, citations))
+        findings.extend(audit_page(page, text, traces, diagrams, citations))
     return findings
 
 
@@ -72,25 +65,6 @@ def rendered_terms() -> frozenset[str]:
     """The exact HTML of every verdict term and of every declared claim's rule."""
     rules = {str(claim_rule(claim)) for schema in SCHEMAS.values() for claim in schema.claims}
     return frozenset({*rules, *(str(verdict_term(word)) for word in VERDICTS)})
-
-
-def with_published(site_dir: Path, traces: Trace | TraceSet) -> TraceSet:
-    """`traces` as a set, completed with the site's published copy (`trace/<id>.trace`) of
-    every declared trace it lacks. A caller that checks one trace (the chapter's, say) can
-    still audit pages that show another: their spans are held to what the site publishes,
-    and the "trace" gate holds a published copy to the engine's run whenever the caller
-    supplies that trace. A copy that is missing or does not parse is left out, and any span
-    naming it is reported as an unknown path."""
-    given = dict(traces.traces) if isinstance(traces, TraceSet) else {traces.trace_id: traces}
-    default = traces.default if isinstance(traces, TraceSet) else traces.trace_id
-    for trace_id, schema in SCHEMAS.items():
-        copy = Path(site_dir) / trace_url(trace_id)
-        if trace_id not in given and copy.is_file():
-            try:
-                given[trace_id] = load_trace(copy, schema)
-            except LocatedError:
-                continue
-    return TraceSet(given, default)
 
 
 def audit_page(page: str, html: str, trace: Trace | TraceSet,
@@ -109,8 +83,6 @@ class _Frame:
     classes: frozenset[str] = frozenset()
     in_article: bool = False
     hidden: bool = False  # not read as prose: scripts, styles, code listings
-    footnote: bool = False  # a footnote reference: its own number is exempt
-    ident: str | None = None
 
 
 @dataclass
@@ -166,7 +138,7 @@ class _AuditParser(HTMLParser):
         parent, grand, line = self.stack[-1], self.stack[-2], self.getpos()[0]
         classes = class_list(attrs)
         frame = _Frame(tag, classes, parent.in_article or (
-            tag == "article" and "md-content__inner" in classes), ident=attr(attrs, "id"))
+            tag == "article" and "md-content__inner" in classes))
         if frame.in_article and self.svg is not None:
             self.svg.start(tag, attrs, line)
         elif frame.in_article and tag == "svg":
@@ -174,7 +146,6 @@ class _AuditParser(HTMLParser):
         elif frame.in_article:
             frame.hidden = parent.hidden or tag in HIDDEN_TAGS or is_listing_code(
                 tag, (parent.tag, parent.classes), (grand.tag, grand.classes))
-            frame.footnote = _is_footnote_ref(tag, attrs, classes, parent)
             self._open(frame, attrs, line)
         if tag not in VOID_ELEMENTS:
             self.stack.append(frame)
@@ -199,7 +170,7 @@ class _AuditParser(HTMLParser):
             value = attr(attrs, name)
             # Only the tooltip of the span being checked is exempt: a `.tv` nested inside
             # another is not checked against the trace, so its title is audited as prose.
-            if not value or (name == "title" and _exempt_title(frame, attrs, value, opens_span)):
+            if not value or (name == "title" and opens_span):
                 continue
             self._pending(_Chunk(line, value, None, f"the {name} attribute of <{frame.tag}>"))
 
@@ -235,7 +206,7 @@ class _AuditParser(HTMLParser):
         self.text_len += len(data)
         if self.span is not None:
             self.span.parts.append(data)
-        elif not frame.hidden and not (frame.footnote and re.fullmatch(r"[0-9]+", data)):
+        elif not frame.hidden:
             self._pending(_Chunk(line, data, offset))
 
     def _pending(self, chunk: _Chunk) -> None:
@@ -313,26 +284,3 @@ def _untraced(text: str) -> list[tuple[int, str, str]]:
         found.append((at, token, "untagged number"))
     found += [(m.start(), m.group(0), "untraced verdict") for m in VERDICT_WORD.finditer(text)]
     return sorted(found)
-
-
-def _is_footnote_ref(tag: str, attrs: list[tuple[str, str | None]], classes: frozenset[str],
-                     parent: _Frame) -> bool:
-    """`<sup id="fnref:K"><a class="footnote-ref" href="#fn:K">`, as Markdown writes it."""
-    found = FOOTNOTE_REF.fullmatch(attr(attrs, "href") or "")
-    return (tag == "a" and "footnote-ref" in classes and found is not None
-            and parent.tag == "sup" and _footnote_key(parent.ident) == found.group(1))
-
-
-def _footnote_key(ident: str | None) -> str | None:
-    found = FOOTNOTE_REF_ID.fullmatch(ident or "")
-    return found.group(1) if found else None
-
-
-def _exempt_title(frame: _Frame, attrs: list[tuple[str, str | None]], value: str,
-                  opens_span: bool) -> bool:
-    """A checked `.tv` tooltip (compared with the trace) or a footnote back-link's own title."""
-    if opens_span:
-        return True
-    return (frame.tag == "a" and "footnote-backref" in frame.classes
-            and (attr(attrs, "href") or "").startswith("#fnref")
-            and FOOTNOTE_BACKREF_TITLE.fullmatch(value) is not None)

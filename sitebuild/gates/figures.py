@@ -1,10 +1,10 @@
 """Diagram check (part of the "audit" gate): each inline diagram shows what the trace renders.
 
-Contract: an inline ``<svg>`` of the article naming a registered figure (``data-diagram``, or
-ids prefixed ``NAME-``) must read exactly like that figure re-rendered from the checked trace:
-the same text nodes and reader-visible attributes, in order, whitespace collapsed. Each
-difference is a finding at its page line; an SVG with text that names no figure, or a figure
-that cannot be re-rendered (no ``dot``), is a finding too. Text-free icons pass.
+Contract: an inline ``<svg>`` of the article naming a registered figure (``data-diagram``)
+must read exactly like that figure re-rendered from the checked trace: the same text nodes and
+reader-visible attributes, in order, whitespace collapsed. Each difference is a finding at its
+page line; an SVG with text that names no figure, or a figure that cannot be re-rendered (no
+``dot``), is a finding too. Text-free icons pass.
 """
 
 from __future__ import annotations
@@ -35,9 +35,6 @@ class SvgText:
 
     def start(self, tag: str, attrs: list[tuple[str, str | None]], line: int) -> None:
         """An element opens inside the SVG (the root included)."""
-        ident = attr(attrs, "id")
-        if self.name is None and ident:
-            self.name = _registered_prefix(ident)
         for name in READER_ATTRS:
             value = attr(attrs, name)
             if value is not None and value.strip():
@@ -73,11 +70,6 @@ def registered() -> list[str]:
     from diagrams.svg import DIAGRAMS
 
     return [*DIAGRAMS, *chart_names()]
-
-
-def _registered_prefix(ident: str) -> str | None:
-    names = [name for name in registered() if ident.startswith(f"{name}-")]
-    return max(names, key=len) if names else None
 
 
 class _SvgParser(HTMLParser):

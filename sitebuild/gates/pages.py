@@ -2,7 +2,7 @@
 structural definition of a code listing.
 
 Contract: a gate returns ``Finding``s and never raises on a broken page (a site it cannot read
-at all raises ``GateError``). ``str(finding)`` names the source to edit first:
+at all raises ``BuildError``). ``str(finding)`` names the source to edit first:
 ``docs/PAGE.md:LINE: [gate] message (built into SITE/PAGE.html:LINE)``.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from sitebuild.errors import GateError, line_holding
+from sitebuild.errors import BuildError, line_holding
 
 # Elements that never have an end tag: the gates' tag stacks must not push them.
 VOID_ELEMENTS = frozenset({
@@ -78,7 +78,7 @@ def source_page(page: str, docs_dir: Path) -> str | None:
 def html_pages(site_dir: Path) -> Iterator[tuple[str, str]]:
     """Yield `(relative POSIX path, text)` for every built HTML page, in a stable order."""
     if not site_dir.is_dir():
-        raise GateError(str(site_dir), None, "no such folder: nothing to check")
+        raise BuildError(str(site_dir), "no such folder: nothing to check")
     for path in sorted(site_dir.rglob("*.html")):
         if path.is_file():
             yield path.relative_to(site_dir).as_posix(), read_text(path)
@@ -89,7 +89,7 @@ def read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError as err:
-        raise GateError(str(path), None, f"cannot read: {err.strerror or err}") from None
+        raise BuildError(str(path), f"cannot read: {err.strerror or err}") from None
 
 
 def class_list(attrs: list[tuple[str, str | None]]) -> frozenset[str]:
@@ -108,13 +108,9 @@ def attr(attrs: list[tuple[str, str | None]], name: str) -> str | None:
 def is_listing_code(tag: str, parent: tuple[str, frozenset[str]],
                     grandparent: tuple[str, frozenset[str]]) -> bool:
     """Whether a `tag` element, given its parent's and grandparent's (tag, classes), is the
-    body of a code listing as pymdownx.highlight writes it: `div.highlight > pre > code`.
-
-    A class name alone proves nothing (attr_list lets an author put `.highlight` on a
-    paragraph), and inline `<code>` in prose is prose. Raw HTML typed into a page could still
-    imitate the nesting; tests/test_docs_sources.py refuses raw `<pre>`/`<code>` in the page
-    sources, so on this site only the highlighter produces it.
-    """
+    body of a code listing as pymdownx.highlight writes it: `div.highlight > pre > code` (a
+    class alone proves nothing; tests/test_docs_sources.py refuses raw `<pre>`/`<code>` in the
+    page sources, so only the highlighter writes the nesting)."""
     return (tag == "code" and parent[0] == "pre" and grandparent[0] == "div"
             and "highlight" in grandparent[1])
 

@@ -1,4 +1,4 @@
-"""sitebuild/templates.py: one page rendered as a Jinja template, with located errors.
+"""sitebuild/render.py's templates: one page rendered as a Jinja template, with located errors.
 
 A page's failures must name the page file and its line (front matter included), Markdown's
 own syntax must survive the template language, and a code block made from a trace or a
@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from sitebuild.templates import PageError, fenced, render_page, split_front_matter
+from sitebuild.page_context import PageError, fenced
+from sitebuild.render import render_page, split_front_matter
 from tracefile.errors import LocatedError
 
 PAGE = "docs/page.md"
