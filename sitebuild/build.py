@@ -92,12 +92,18 @@ def render(root: Path, options: Options, progress: Progress) -> int:
     return 0
 
 
+#: Why a --trace file must equal the engine's run, for build and for check.
+PUBLISH_PURPOSE = ("refusing to publish a trace the engine does not reproduce "
+                   "(--unverified-trace publishes it with a warning on every page)")
+CHECK_PURPOSE = "check compares sites with what the engine computes"
+
+
 def engine_and_traces(root: Path, options: Options, progress: Progress,
-                      purpose: str | None = None) -> Inputs:
+                      purpose: str = PUBLISH_PURPOSE) -> Inputs:
     """The engine's runs (cached), each --trace held against them (``same_as_engine``, for
-    ``purpose``: publishing, by default), and the parsed traces."""
+    ``purpose``), and the parsed traces."""
     trace_dir = options.build_dir / "trace"
-    given, fresh, differ = engine_files(root, options, progress, purpose or PUBLISH_PURPOSE)
+    given, fresh, differ = engine_files(root, options, progress, purpose)
     for trace_id in given:
         progress.detail(f"--trace {trace_id}: " + ("differs from the engine's run (published "
                         "with a banner)" if trace_id in differ else "equals the engine's run"))
@@ -197,12 +203,6 @@ def check(root: Path, site: Path, options: Options, progress: Progress) -> int:
         for line in finding.detail.splitlines():  # a diff, indented under its finding
             print(f"    {line}")
     return 1 if findings else 0
-
-
-#: Why a --trace file must equal the engine's run, for build and for check.
-PUBLISH_PURPOSE = ("refusing to publish a trace the engine does not reproduce "
-                   "(--unverified-trace publishes it with a warning on every page)")
-CHECK_PURPOSE = "check compares sites with what the engine computes"
 
 
 def same_as_engine(path: Path, fresh: bytes, allowed: bool, purpose: str) -> bool:

@@ -21,11 +21,11 @@ PR_SET_PDEATHSIG = 1
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
 
 
-def die_with(parent: int | None) -> None:
+def die_with(parent: int) -> None:
     """Be killed (SIGKILL) when the parent dies; exit now if ``parent`` (a pid) is gone."""
     if _LIBC is not None:
         _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if parent is not None and os.getppid() != parent:  # it died before the request
+        if os.getppid() != parent:  # it died before the request
             os._exit(1)
 
 
