@@ -46,7 +46,7 @@ def options(args: argparse.Namespace) -> site_build.Options:
 def run(args: argparse.Namespace, progress: Progress) -> int:
     """Run the parsed command."""
     if args.command == "check":
-        return site_build.check(ROOT, args.site, options(args), progress)
+        return site_build.check(ROOT, args.site, options(args), progress, args.fresh)
     if args.command != "serve":
         return getattr(site_build, args.command)(ROOT, options(args), progress)  # build, render
     from sitebuild.serve import serve
@@ -122,6 +122,10 @@ def parser() -> argparse.ArgumentParser:
                  CHECK_DESCRIPTION, engine=False)
     check.add_argument("--site", type=Path, default=ROOT / "site", metavar="DIR",
                        help="built site to check (default: site/ in the project)")
+    check.add_argument("--fresh", action="store_true",
+                       help="rerun every engine run, its training cells too, instead of "
+                       "taking them from the cache (default: cached, and said so; a cold "
+                       "run takes minutes)")
     for command, verb in ((build, "will be served from"), (check, "was built for")):
         command.add_argument("--site-url", metavar="URL", help=f"address the site {verb} "
                              "(default: none: served from /)")

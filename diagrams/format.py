@@ -14,6 +14,7 @@ Contract:
 from __future__ import annotations
 
 import re
+import unicodedata
 from decimal import Decimal
 from typing import Any
 
@@ -31,11 +32,18 @@ MINUS = "\u2212"
 # stop "2.25x" from yielding a shorter number by backtracking. Dotted runs ("1.6.1", a version)
 # are one number: a reader takes them for one, so they need a source like any other. A leading-dot
 # number (".5", "−.5") counts: a reader takes it for one. \d is any decimal digit, so
-# full-width or Arabic-Indic digits are numbers too (superscripts and subscripts are not).
+# full-width or Arabic-Indic digits are numbers too.
 NUMBER_RE = re.compile(
     r"(?<![\w.\-\u2212])[-\u2212]?(?:\d+(?:\.\d+)*|\.\d+)(?:[eE][-+\u2212]?\d+)?"
     r"(?![\w])(?!\.[\dA-Za-z_])"
 )
+
+# Every other character Unicode calls a number (categories No and Nl): superscript digits
+# ("10³"), fractions ("½"), Roman and circled numerals; with any digits before it, one token.
+# Subscript digits are the one exception: they index a variable ("x̄₁"), they count nothing.
+_SIGNS = "".join(chr(c) for c in range(0x10000) if unicodedata.category(chr(c)) in ("No", "Nl")
+                 and not 0x2080 <= c <= 0x2089)
+OTHER_NUMBER_RE = re.compile(rf"\d*[{re.escape(_SIGNS)}]+")
 
 # Characters Markdown, arithmatex, attr_list or emoji could act on if a hostile name sits in a
 # page that is still Markdown; as character references they are inert but read the same. Applied
@@ -132,8 +140,11 @@ def _is_name(value: Any) -> bool:
 
 
 def number_tokens(text: str) -> list[str]:
-    """Every number in ``text`` as written ("0.42", "−2.25", "24", "1e-06"), in order."""
-    return NUMBER_RE.findall(text)
+    """Every number in ``text`` as written ("0.42", "−2.25", "24", "1e-06", "10³", "½"), in
+    order."""
+    found = [(m.start(), m.group(0)) for m in NUMBER_RE.finditer(text)]
+    found += [(m.start(), m.group(0)) for m in OTHER_NUMBER_RE.finditer(text)]
+    return [token for _, token in sorted(found)]
 
 
 def wrappable(text: str) -> Markup:

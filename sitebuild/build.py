@@ -9,20 +9,24 @@ raise a ``LocatedError``, and the previous site is left as it was.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import itertools
 import os
 import shutil
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from sitebuild import build_folder, cache, gates, generated, publish
 from sitebuild.cache import Cache
 from sitebuild.citations import project_references
-from sitebuild.engine_runs import off_reference_note, run_engine
+from sitebuild.engine_runs import CELL_CACHE, off_reference_note, run_engine
 from sitebuild.errors import BuildError
 from sitebuild.generator import generate_site
 from sitebuild.page_context import PageContext
-from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, served_path, shown
+from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, served_path, shown, temp_prefix
 from sitebuild.progress import Progress
 from sitebuild.render import render_pages
 from tracefile import SCHEMAS, TraceSet, load_trace
@@ -51,14 +55,14 @@ class Options:
 
 @dataclass(frozen=True)
 class Inputs:
-    """What the pages are rendered from: the traces (files and parsed), the report, the ids
-    of --trace files that differ from the engine's run, and the generated files."""
+    """What the pages are rendered from: the parsed traces, the report, the ids of --trace
+    files that differ from the engine's run, and the generated files' key."""
 
-    paths: dict[str, Path]
     traces: TraceSet
     report: bytes | None
     unverified: tuple[str, ...]
     generated_key: str
+    cached: tuple[str, ...] = ()  # the engine runs taken from the cache, not run
 
 
 def build(root: Path, options: Options, progress: Progress) -> int:
@@ -84,6 +88,13 @@ def build(root: Path, options: Options, progress: Progress) -> int:
     return 0
 
 
+def check_folders(options: Options) -> None:
+    """The build and cache folders are folders (or not yet there), checked before any run."""
+    for flag, folder in (("--build-dir", options.build_dir), ("--cache-dir", options.cache_dir)):
+        if folder is not None and folder.exists() and not folder.is_dir():
+            raise BuildError(shown(folder), f"{flag} names a file, not a folder")
+
+
 def render(root: Path, options: Options, progress: Progress) -> int:
     """Everything before the site generator: the rendered pages in ``BUILD/pages``."""
     with build_folder.exclusive(options.build_dir):
@@ -103,7 +114,7 @@ def engine_and_traces(root: Path, options: Options, progress: Progress,
     """The engine's runs (cached), each --trace held against them (``same_as_engine``, for
     ``purpose``), and the parsed traces."""
     trace_dir = options.build_dir / "trace"
-    given, fresh, differ = engine_files(root, options, progress, purpose)
+    given, fresh, differ, cached = engine_files(root, options, progress, purpose)
     for trace_id in given:
         progress.detail(f"--trace {trace_id}: " + ("differs from the engine's run (published "
                         "with a banner)" if trace_id in differ else "equals the engine's run"))
@@ -121,14 +132,16 @@ def engine_and_traces(root: Path, options: Options, progress: Progress,
         key = generated.generated_key(root, traces)  # in a phase: a missing `dot` names it
     if note := off_reference_note(traces):
         progress.detail(note)
-    return Inputs(paths, traces, text, differ, key)
+    return Inputs(traces, text, differ, key, cached)
 
 
 def engine_files(root: Path, options: Options, progress: Progress, purpose: str
-                 ) -> tuple[dict[str, Path], dict[str, bytes], tuple[str, ...]]:
-    """The --trace files by trace id, the engine's runs (cached) by file name, and the ids of
-    the --trace files that differ from them (``same_as_engine``, for ``purpose``)."""
+                 ) -> tuple[dict[str, Path], dict[str, bytes], tuple[str, ...], tuple[str, ...]]:
+    """The --trace files by trace id, the engine's runs (cached) by file name, the ids of
+    the --trace files that differ from them (``same_as_engine``, for ``purpose``), and the
+    names of the runs taken from the cache."""
     with progress.phase("engine") as notes:
+        check_folders(options)
         given = given_traces(options.traces)  # inside the phase: a bad file names it on stdout
         results = run_engine(root, options.cache, options.build_dir, lambda todo:
                              progress.detail(f"running {', '.join(j.name for j in todo)} …"))
@@ -140,7 +153,7 @@ def engine_files(root: Path, options: Options, progress: Progress, purpose: str
     for result in results:
         took = f"{result.seconds:.2f}s" if result.status == "ran" else "cached"
         progress.detail(f"{result.job.name:<28} {took}")
-    return given, fresh, differ
+    return given, fresh, differ, tuple(r.job.name for r in results if r.status != "ran")
 
 
 def pages(root: Path, options: Options, inputs: Inputs, progress: Progress) -> PageContext:
@@ -153,7 +166,7 @@ def pages(root: Path, options: Options, inputs: Inputs, progress: Progress) -> P
                      f"(cache {status})")
     with progress.phase("render") as notes:
         report = None if inputs.report is None else inputs.report.decode("utf-8", "replace")
-        context = PageContext(inputs.traces, inputs.paths, report, files,
+        context = PageContext(inputs.traces, report, files,
                               project_references(root), root, inputs.unverified)
         written = render_pages(root, context, options.build_dir / "pages")
         notes.append(f"{len(written)} file(s) changed in {shown(options.build_dir / 'pages')}")
@@ -187,15 +200,27 @@ def site_phases(root: Path, options: Options, context: PageContext, progress: Pr
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def check(root: Path, site: Path, options: Options, progress: Progress) -> int:
-    """Run the gates on ``site`` against the engine's run of every trace; print the findings."""
+def check(root: Path, site: Path, options: Options, progress: Progress,
+          fresh: bool = False) -> int:
+    """Run the gates on ``site`` against the engine's run of every trace; print the findings.
+    The runs come from the cache, and the output names those that did, unless ``fresh``: then
+    every run is made anew, its training cells too, in a temporary cache."""
     if not (site / "index.html").is_file():
         raise BuildError(shown(site), "no built site here (no index.html); "
                          "run `python build_site.py build` first")
-    with build_folder.exclusive(options.build_dir):
-        traces = engine_and_traces(root, options, progress, CHECK_PURPOSE).traces
+    with build_folder.exclusive(options.build_dir), contextlib.ExitStack() as stack:
+        if fresh:
+            scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(
+                prefix=temp_prefix("fresh"), dir=options.build_dir)))
+            stack.enter_context(_environment(CELL_CACHE, str(scratch / "cells")))
+            options = dataclasses.replace(options, cache_dir=scratch)
+        inputs = engine_and_traces(root, options, progress, CHECK_PURPOSE)
+    if inputs.cached:
+        print(f"[check] checked against the cached engine runs of {', '.join(inputs.cached)} "
+              f"(in {shown(options.cache.root)}), not fresh ones: --fresh reruns the engine",
+              flush=True)
     with progress.phase("gates") as notes:
-        findings = gates.run_gates(site, traces, base=served_path(options.site_url),
+        findings = gates.run_gates(site, inputs.traces, base=served_path(options.site_url),
                                    shown_as=shown(site))
         notes.append(f"{len(findings)} finding(s)" if findings else "no findings")
     for finding in findings:
@@ -203,6 +228,21 @@ def check(root: Path, site: Path, options: Options, progress: Progress) -> int:
         for line in finding.detail.splitlines():  # a diff, indented under its finding
             print(f"    {line}")
     return 1 if findings else 0
+
+
+@contextlib.contextmanager
+def _environment(name: str, value: str) -> Iterator[None]:
+    """``name`` set to ``value`` in this process's environment (so in the engine's) for a
+    while."""
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
 
 
 def same_as_engine(path: Path, fresh: bytes, allowed: bool, purpose: str) -> bool:

@@ -121,8 +121,8 @@ class Cache:
             shutil.rmtree(old, ignore_errors=True)
 
 #: What the site is built from besides the traces (the drawing code is in the generated key):
-#: ``engine`` for the listings the pages include from its source.
-SITE_SOURCES = ("docs", "engine", "sitebuild", "mkdocs.yml", "build_site.py",
+#: ``engine`` and ``tracefile`` for the listings the pages include from their source.
+SITE_SOURCES = ("docs", "engine", "tracefile", "sitebuild", "mkdocs.yml", "build_site.py",
                 "requirements/lock.txt", "node_modules/.package-lock.json")
 
 

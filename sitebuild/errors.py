@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from tracefile.errors import LocatedError
@@ -26,13 +27,14 @@ def last_line(output: str) -> str:
 
 
 def line_holding(path: Path, needles: tuple[str, ...]) -> int | None:
-    """The first line of ``path`` holding the first of ``needles`` found there, or None."""
+    """The first line of ``path`` holding the first of ``needles`` found there, as written or
+    with its character references read (``&#52;&#50;`` holds "42"), or None."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return None
     for needle in filter(None, needles):
         for number, line in enumerate(lines, 1):
-            if needle in line:
+            if needle in line or needle in html.unescape(line):
                 return number
     return None

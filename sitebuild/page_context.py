@@ -46,7 +46,6 @@ class PageContext:
     """What every page may use: the traces, the report and the generated artefacts."""
 
     traces: TraceSet
-    trace_paths: dict[str, Path]
     report: str | None
     files: Mapping[str, bytes]  # the generated files by name (sitebuild.generated)
     references: dict[str, Reference]

@@ -4,7 +4,9 @@ Contract: ``swap_in(new, target)`` makes folder ``new`` appear at ``target`` in 
 Linux an atomic ``renameat2(RENAME_EXCHANGE)``, so ``target`` never stops existing; elsewhere
 two renames), leaving ``target`` as it was on failure. ``write_folder(target, files)`` replaces
 a folder by exactly ``files``; ``publish(tmp, out)`` swaps a built site in from
-``temp_site_dir``, after ``check_replaceable`` says ``out`` is a previous site or nothing.
+``temp_site_dir``, after ``check_replaceable`` says ``out`` is nothing, an empty folder, or a
+site this build published (its ``PUBLISHED_FILES`` list names every file in it): a folder
+holding any file no build published is refused, so a rebuild never deletes a stranger's file.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from pathlib import Path
 from sitebuild.errors import BuildError
 from sitebuild.paths import temp_prefix
 
-_SITE_MARKERS = ("index.html", "404.html", "sitemap.xml")
+#: The list of every file a published site holds, written into it by ``publish``.
+PUBLISHED_FILES = ".published-files"
 _AT_FDCWD = -100  # "relative to the working folder", for the *at() calls
 _RENAME_EXCHANGE = 2  # renameat2 flag: swap two existing paths atomically
 
@@ -51,22 +54,43 @@ def temp_site_dir(out: Path, build_dir: Path) -> Path:
 
 
 def check_replaceable(out: Path) -> None:
-    """Refuse to replace anything but a previous site (or nothing)."""
+    """Refuse to replace anything but nothing, an empty folder or a site ``publish`` wrote
+    whose files are all its own."""
     if not out.exists():
         return
     if not out.is_dir():
         raise BuildError(str(out), "exists and is not a folder; refusing to replace it")
-    if any(out.iterdir()) and not any((out / m).is_file() for m in _SITE_MARKERS):
-        raise BuildError(str(out), "exists and does not look like a built site "
-                         "(no index.html); refusing to replace it")
+    present = _files(out)
+    if not present:
+        return
+    try:
+        listed = set((out / PUBLISHED_FILES).read_text(encoding="utf-8").splitlines())
+    except (OSError, UnicodeDecodeError):
+        raise BuildError(str(out), f"exists and is not a site this build published (no "
+                         f"{PUBLISHED_FILES}); refusing to replace it: remove it or choose "
+                         "another --out") from None
+    stranger = sorted(present - listed - {PUBLISHED_FILES})
+    if stranger:
+        raise BuildError(str(out / stranger[0]), "is not a file this build published; "
+                         f"refusing to replace {out} and delete it: move it away or choose "
+                         "another --out")
 
 
 def publish(tmp: Path, out: Path) -> None:
     """Replace the site ``out`` by ``tmp`` (see ``swap_in``), after ``check_replaceable``,
-    with the permissions an ordinary new folder gets (the temporary one was private)."""
+    with the list of its files and the permissions an ordinary new folder gets (the
+    temporary one was private)."""
     check_replaceable(out)
+    listing = "".join(f"{name}\n" for name in sorted(_files(tmp) - {PUBLISHED_FILES}))
+    (tmp / PUBLISHED_FILES).write_text(listing, encoding="utf-8")
     ordinary_permissions(tmp)
     swap_in(tmp, out, "site")
+
+
+def _files(folder: Path) -> set[str]:
+    """Every file and symbolic link under ``folder``, by POSIX relative path."""
+    return {path.relative_to(folder).as_posix() for path in folder.rglob("*")
+            if path.is_symlink() or not path.is_dir()}
 
 
 def ordinary_permissions(folder: Path) -> None:

@@ -3,16 +3,19 @@
 Contract: ``render_pages(root, context, pages_dir, only)`` makes ``pages_dir`` hold exactly
 what the site generator reads: each ``docs/**/*.md`` rendered (front matter ``trace:`` names
 the trace its unqualified paths read), the other files of ``docs/`` as they are, the vendored
-KaTeX and search worker shim, and each trace at ``trace/<id>.trace``. A file is written only
-when its bytes change; ``only`` re-renders just those pages. Returns the files written. A page
-is a Jinja template rendered strictly (``render_page``: undefined names fail), HTML-escaping,
-with comments ``<#-- --#>`` so Markdown's ``{#id}`` stays Markdown; any failure is a
-``PageError`` at ``PAGE:LINE`` (front matter counted).
+KaTeX and search worker shim, and each trace at ``trace/<id>.trace`` (the parsed trace's
+bytes). A symbolic link under ``docs/`` is refused: only files inside the project publish.
+A file is written only when its bytes change; ``only`` re-renders just those pages. Returns
+the files written. A page is a Jinja template rendered strictly (``render_page``: undefined
+names fail, no expression may show a number), HTML-escaping, with comments ``<#-- --#>`` so
+Markdown's ``{#id}`` stays Markdown; any failure is a ``PageError`` at ``PAGE:LINE`` (front
+matter counted).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import traceback
 from collections.abc import Collection, Mapping
@@ -22,6 +25,7 @@ from typing import Any
 import jinja2
 import yaml
 
+from diagrams.format import number_tokens
 from sitebuild.errors import BuildError
 from sitebuild.page_context import PageContext, PageError
 from sitebuild.paths import CHAPTER_TRACE, trace_url
@@ -63,9 +67,11 @@ def render_one(root: Path, source: Path, context: PageContext) -> str:
     try:
         text = source.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as err:
-        raise PageError(name, None, f"not UTF-8 text ({err.reason} at byte {err.start})") \
+        line = source.read_bytes().count(b"\n", 0, err.start) + 1
+        raise PageError(name, line, f"not UTF-8 text ({err.reason} at byte {err.start})") \
             from None
     meta, body, offset = split_front_matter(text, name)
+    check_listings(text, name)
     trace_id = meta.get("trace", CHAPTER_TRACE)
     try:
         if not isinstance(trace_id, str):
@@ -81,12 +87,47 @@ def render_one(root: Path, source: Path, context: PageContext) -> str:
     return front + context.banner() + render_page(body, name, page_globals, offset)
 
 
+#: Where a listing may be included from (``--8<-- "engine/...:region"``): the engine and the
+#: trace contract, never a page (its raw template) nor any other file of the machine.
+LISTING_SOURCES = ("engine/", "tracefile/")
+_FENCE = re.compile(r"\s*(`{3,}|~{3,})")
+_INCLUDE = re.compile(r"""\s*-{1,}8<-{1,}\s*(?:"([^"]*)"|'([^']*)')?\s*$""")
+
+
+def check_listings(text: str, name: str) -> None:
+    """The code blocks typed into a page's source: each line of one is a snippet include of
+    a file under ``LISTING_SOURCES`` or holds no number (``number_tokens``), since the audit
+    reads listings as code; a ``PageError`` at the first line that breaks this."""
+    fence = None
+    for number, row in enumerate(text.splitlines(), 1):
+        marker = _FENCE.match(row)
+        if marker and (fence is None or marker.group(1).startswith(fence)):
+            fence = None if fence else marker.group(1)
+            continue
+        included = _INCLUDE.match(row)
+        if included:
+            target = (included.group(1) or included.group(2) or "").partition(":")[0]
+            if not target.startswith(LISTING_SOURCES) or ".." in Path(target).parts:
+                raise PageError(name, number, f"includes {target or 'a block of files'!r}; "
+                                f"a listing is one named file under {' or '.join(LISTING_SOURCES)}")
+        elif fence is not None and (found := number_tokens(row)):
+            raise PageError(name, number, f"a code block typed into the page holds the number "
+                            f"{found[0]!r}: a listing is included from the source "
+                            "(--8<--), a number from tv(...)")
+
+
 def _sources(root: Path, context: PageContext) -> dict[str, Path | bytes]:
     """Every file the pages folder holds, by its path there: a file to copy or render, or
     bytes."""
     docs = root / "docs"
-    files: dict[str, Path | bytes] = {
-        p.relative_to(docs).as_posix(): p for p in sorted(docs.rglob("*")) if p.is_file()}
+    files: dict[str, Path | bytes] = {}
+    for path in sorted(docs.rglob("*")):
+        if path.is_symlink():  # it could publish any file of the machine
+            raise BuildError(path.relative_to(root).as_posix(), "is a symbolic link (to "
+                             f"{os.readlink(path)}); the site publishes only the regular "
+                             "files inside docs/")
+        if path.is_file():
+            files[path.relative_to(docs).as_posix()] = path
     katex = root / KATEX_DIST
     if not all((katex / name).exists() for name in ("katex.min.js", "katex.min.css", "fonts")):
         raise BuildError(KATEX_DIST, "KaTeX is not installed; run `./dev setup` (npm ci)")
@@ -99,8 +140,8 @@ def _sources(root: Path, context: PageContext) -> dict[str, Path | bytes]:
     for path in vendored:
         files["assets/vendor/katex/" + path.relative_to(katex).as_posix()] = path
     files[SHIM_URL] = root / SHIM_SRC
-    for trace_id, path in context.trace_paths.items():
-        files[trace_url(trace_id)] = path
+    for trace in context.traces:  # what was parsed, not a file that may have changed since
+        files[trace_url(trace.trace_id)] = trace.text.encode("utf-8")
     return files
 
 
@@ -114,30 +155,57 @@ def _write_if_changed(target: Path, data: bytes) -> bool:
 
 
 def make_env() -> jinja2.Environment:
-    """The page environment: strict, HTML-escaping, Markdown-friendly comments."""
+    """The page environment: strict, HTML-escaping, Markdown-friendly comments, and no number
+    computed by the page itself (``{{ 6 * 7 }}``): a number shown comes from ``tv``."""
     return jinja2.Environment(
         undefined=jinja2.StrictUndefined,
         autoescape=True,
         keep_trailing_newline=True,
         comment_start_string="<#--",
         comment_end_string="--#>",
+        finalize=_no_number,
     )
+
+
+def _no_number(value: Any) -> Any:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise PageError("<page>", None, f"an expression shows the number {value!r}, computed "
+                        "by the page: a number on a page comes from tv(...)")
+    return value
 
 
 def render_page(source: str, name: str, context: Mapping[str, Any], line_offset: int = 0) -> str:
     """Render page ``source`` (called ``name`` in errors) with ``context`` as globals."""
     env = make_env()
     try:
-        code = env.compile(source, name=name, filename=name)
-        template = env.template_class.from_code(env, code, env.make_globals(dict(context)))
-        return template.render()
+        tree = env.parse(source, name=name, filename=name)
     except jinja2.TemplateSyntaxError as err:
         raise PageError(name, (err.lineno or 0) + line_offset, err.message or "syntax error") \
             from None
+    _refuse_constant_numbers(tree, name, line_offset)
+    try:
+        code = env.compile(tree, name=name, filename=name)
+        template = env.template_class.from_code(env, code, env.make_globals(dict(context)))
+        return template.render()
     except Exception as err:  # every failure becomes one located line
         line = _template_line(err, name)
         raise PageError(name, None if line is None else line + line_offset, _describe(err)) \
             from None
+
+
+def _refuse_constant_numbers(tree: jinja2.nodes.Template, name: str, line_offset: int) -> None:
+    """Jinja folds a constant expression (``{{ 6 * 7 }}``) before ``finalize`` sees it: such
+    an expression showing a number is refused at its line here."""
+    for output in tree.find_all(jinja2.nodes.Output):
+        for child in output.nodes:
+            if isinstance(child, jinja2.nodes.TemplateData):
+                continue
+            try:
+                _no_number(child.as_const(jinja2.nodes.EvalContext(make_env())))
+            except jinja2.nodes.Impossible:
+                continue
+            except PageError as err:
+                raise PageError(name, child.lineno + line_offset, err.message) from None
 
 
 def _template_line(err: BaseException, name: str) -> int | None:

@@ -6,8 +6,9 @@ child process that dies with this one) until stopped, polling the sources meanwh
 under ``docs/`` renders the pages it touched in this process, and MkDocs rebuilds those; any
 other edit runs ``render_command`` (a fresh process, so edited code is what runs) for it and
 every later one, and then marks every page changed so MkDocs rebuilds them all (a listing's
-source may have changed). A failed render prints its one-line error and changes nothing
-served. No gates, nothing published.
+source may have changed). A failed render prints its one-line error once, and shows it atop
+every page served (the last good render otherwise) until an edit renders. No gates, nothing
+published.
 """
 
 from __future__ import annotations
@@ -22,13 +23,14 @@ import time
 from pathlib import Path
 
 from sitebuild import build, build_folder
-from sitebuild.errors import BuildError
+from sitebuild.errors import BuildError, last_line
 from sitebuild.generator import mkdocs_settings
-from sitebuild.page_context import PageContext
+from sitebuild.page_context import PageContext, fenced
 from sitebuild.processes import child_command
 from sitebuild.progress import Progress
-from sitebuild.render import render_pages
+from sitebuild.render import render_pages, split_front_matter
 from tracefile.errors import LocatedError
+from tracefile.files import write_atomic
 
 WATCHED = ("docs", "engine", "tracefile", "diagrams", "sitebuild", "mkdocs.yml", "build_site.py")
 #: How often the sources are polled (one poll of every watched file takes about a millisecond;
@@ -126,14 +128,18 @@ class Preview:
         self.pages = options.build_dir / "pages"
         self.pending: set[str] = set()  # changed files not yet in a successful render
         self.fresh = False  # code changed since this process rendered: a process renders
+        self.failed = False  # the last rebuild failed: wait for another edit
+        self.banner = ""  # the failure shown atop every page
 
     def rebuild(self) -> None:
-        """Render what the pending changes touch; on failure say why in one line and keep
-        both the pages and the pending changes."""
+        """Render what the pending changes touch; on failure say why in one line, in the log
+        and atop every page served, and keep the pages and the pending changes until the
+        next edit."""
         start = time.perf_counter()
-        self.pending |= self.changes.poll()
-        if not self.pending:  # a file no render reads (bytecode, an editor's swap file)
-            return
+        new = self.changes.poll()
+        self.pending |= new
+        if not new and (self.failed or not self.pending):
+            return  # nothing new (a failed edit waits for the next one)
         docs = (self.root / "docs").as_posix() + "/"
         code = any(not path.startswith(docs) for path in self.pending)
         self.fresh = self.fresh or code
@@ -141,10 +147,14 @@ class Preview:
             # A fresh process takes the build folder's lock itself.
             # No bytecode written: a new .pyc under a watched folder would wake the server.
             env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-            if self.fresh and subprocess.run(self.render_command, cwd=self.root,
-                                             env=env).returncode:
-                raise _Failed
+            if self.fresh:
+                done = subprocess.run(self.render_command, cwd=self.root, env=env,
+                                      stderr=subprocess.PIPE, text=True)
+                sys.stderr.write(done.stderr)
+                if done.returncode:
+                    raise _Failed(last_line(done.stderr))
             with build_folder.exclusive(self.options.build_dir):
+                self.show_failure(None)
                 if not self.fresh:
                     only = {Path(path).relative_to(self.root).as_posix() for path in self.pending}
                     render_pages(self.root, self.context, self.pages, only)
@@ -155,14 +165,37 @@ class Preview:
                     for page in self.pages.rglob("*.md"):
                         os.utime(page)
         except (_Failed, LocatedError) as err:
+            line = " ".join(str(err).split())
             if isinstance(err, LocatedError):
-                print(" ".join(str(err).split()), file=sys.stderr, flush=True)
-            print("[serve] rebuild failed; still serving the previous preview", flush=True)
+                print(line, file=sys.stderr, flush=True)
+            with build_folder.exclusive(self.options.build_dir):
+                self.show_failure(line)
+            self.failed = True
+            print("[serve] rebuild failed; still serving the previous preview (the error is "
+                  "shown atop every page until an edit builds)", flush=True)
             return
         self.pending.clear()
+        self.failed = False
         print(f"[serve] rendered in {time.perf_counter() - start:.2f}s; MkDocs rebuilds",
               flush=True)
 
+    def show_failure(self, error: str | None) -> None:
+        """Put ``error`` atop every rendered page, after its front matter (None: take the
+        last one away)."""
+        banner = "" if error is None else (
+            '!!! failure "This preview is out of date: the last edit did not build"\n'
+            + "".join(f"    {row}\n" for row in fenced(error, "text").strip("\n").split("\n"))
+            + "\n")
+        for page in sorted(self.pages.rglob("*.md")):
+            text = page.read_text(encoding="utf-8")
+            _, _, offset = split_front_matter(text, page.name)
+            rows = text.splitlines(keepends=True)
+            front, body = "".join(rows[:offset]), "".join(rows[offset:])
+            body = body.removeprefix(self.banner)
+            if front + banner + body != text:
+                write_atomic(page, (front + banner + body).encode("utf-8"))
+        self.banner = banner
+
 
 class _Failed(Exception):
-    """The render process failed (it printed its own one-line error)."""
+    """The render process failed (it printed its own one-line error, which this holds)."""

@@ -105,6 +105,20 @@ def code_edit(phase: str, path: str, old: str, new: str, line: str) -> Failure:
     return Failure(phase, setup)
 
 
+def linked_outside(tmp: Path, out: Path) -> Attempt:
+    """A file of docs/ that is a symbolic link to a private file outside the project."""
+    proj = project_copy(tmp)
+    (tmp / "private.txt").write_text("SECRET")
+    (proj / "docs" / "assets" / "notes.txt").symlink_to(tmp / "private.txt")
+    return Attempt(r"docs/assets/notes\.txt: is a symbolic link \(to .*private\.txt\)",
+                   {"project": proj})
+
+
+def _a_file(tmp: Path) -> Path:
+    (tmp / "a-file").write_text("not a folder")
+    return tmp / "a-file"
+
+
 def given_options(phase: str, line: str, **options: object) -> Failure:
     return Failure(phase, lambda tmp, out: Attempt(line, dict(options)))
 
@@ -149,6 +163,9 @@ FAILURES: dict[str, Failure] = {
     "same-trace-twice": given_options(
         "engine", re.escape(f"{GOLDEN_TRACE}:1: --trace names residual-connections-v2 twice"),
         traces=(GOLDEN_TRACE, GOLDEN_TRACE)),
+    "cache-dir-is-a-file": Failure("engine", lambda tmp, out: Attempt(
+        re.escape(f"{tmp}/a-file: --cache-dir names a file, not a folder"),
+        {"extra": ("--cache-dir", str(_a_file(tmp))), "shared_cache": False})),
     # the learner report given with --report
     "missing-report": given_options(
         "parse", re.escape(f"{GOLDEN_REPORT}.missing: cannot read the learner report"),
@@ -162,6 +179,29 @@ FAILURES: dict[str, Failure] = {
     "typed-number": page_edit("gates", "A typed number, 0.42, has no provenance.",
                               r"docs/building\.md:{at}: \[audit\] .*0\.42.* "
                               r"\(built into {out}/building\.html:\d+\)$"),
+    "superscript-number": page_edit("gates", "A power typed as 10³, and a half, ½.",
+                                    r"docs/building\.md:{at}: \[audit\] .*'10³'"),
+    "number-as-entities": page_edit("gates", "Typed as references: &#52;&#50; of them.",
+                                    r"docs/building\.md:{at}: \[audit\] .*'42'"),
+    "computed-number": page_edit("render", "Computed: {{ 6 * 7 }} of them.",
+                                 rf"{PAGE}:{{at}}: an expression shows the number 42"),
+    "symlink-in-docs": Failure("render", linked_outside),
+    # the page around the article comes from mkdocs.yml, and holds no number either
+    "number-in-nav": code_edit("gates", "mkdocs.yml", "  - How it is built: building.md",
+                               "  - How it is built in 42 steps: building.md",
+                               r"mkdocs\.yml:\d+: \[audit\] untagged number '42' in the text "
+                               r"around the article"),
+    "number-in-description": code_edit(
+        "gates", "mkdocs.yml", "site_description: An executable textbook chapter",
+        "site_description: A 99% executable textbook chapter",
+        r"mkdocs\.yml:6: \[audit\] untagged number '99' in the content attribute of <meta>"),
+    "typed-code-block": page_edit("render", "```text\nfinal loss = 0.0425 after 3000 steps\n```",
+                                  rf"{PAGE}:\d+: a code block typed into the page holds the "
+                                  "number '0.0425'"),
+    "page-includes-itself": page_edit("render", '--8<-- "docs/building.md"',
+                                      rf"{PAGE}:{{at}}: includes 'docs/building\.md'"),
+    "counted-at-render": page_edit("render", "The site has {{ traces | length }} traces.",
+                                   rf"{PAGE}:{{at}}: an expression shows the number 3"),
     # raw HTML escapes MkDocs' own link validation: the links gate names the page's line
     "broken-anchor": page_edit("gates", '<p><a href="#no-such-heading">jump</a></p>',
                                BROKEN_LINK.format(out="{out}", target="no-such-heading")),

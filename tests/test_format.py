@@ -108,6 +108,9 @@ def test_traced_escapes_hostile_names(hostile_trace: Trace, hostile_name: str) -
     ("x.5 a..5 v.5 stack.0 .5em", []),
     # Any decimal digit, not only ASCII ones.
     ("full-width ５ and Arabic-Indic ٣", ["５", "٣"]),
+    # Superscripts, fractions and numerals are numbers; a subscript is an index.
+    ("10³ and ½, x², Ⅻ, ③", ["10³", "½", "²", "Ⅻ", "③"]),
+    ("1.63\u00a0×\u00a010⁻⁴", ["1.63", "10", "⁴"]),
 ])
 def test_number_tokens(text: str, tokens: list[str]) -> None:
     assert number_tokens(text) == tokens

@@ -33,16 +33,34 @@ REFERENCES = load_references({"references": {"he2016": {
 CITATION = str(render_citation(REFERENCES, "he2016"))
 
 
-def page(body: str) -> str:
-    """A page shaped like Material's, with numbers in the chrome that the audit must ignore."""
+def page(body: str, chrome: str = "Chapter") -> str:
+    """A page shaped like Material's, with ``chrome`` in its title, header, nav and footer."""
     return (
-        "<!doctype html>\n<html><head><title>Residual 24</title></head><body>\n"
-        '<header class="md-header" title="Material 9.8">Material 9.8</header>\n'
-        '<nav class="md-nav">Chapter 24</nav>\n'
+        f"<!doctype html>\n<html><head><title>Residual {chrome}</title>\n"
+        '<meta name="generator" content="mkdocs-1.6.1, mkdocs-material-9.6.14">\n'
+        '<script>var version = "9.8";</script></head><body>\n'
+        f'<header class="md-header" title="Material {chrome}">Material</header>\n'
+        f'<nav class="md-nav">{chrome}</nav>\n'
         '<article class="md-content__inner md-typeset">\n'
         f"{body}\n"
-        "</article>\n<footer>Copyright 2024</footer></body></html>\n"
+        "</article>\n<footer>Made with Material</footer></body></html>\n"
     )
+
+
+@pytest.mark.parametrize("where", ["text", "title"])
+def test_a_number_around_the_article_is_reported_against_mkdocs_yml(trace: Trace,
+                                                                    where: str) -> None:
+    html = page("<p>Clean.</p>", "in 42 steps")
+    findings = audit_page("index.html", html, trace)
+    assert findings and all(f.source == "mkdocs.yml" and "'42'" in f.message
+                            for f in findings), findings
+    assert any(f"the {where}" in f.message for f in findings), findings
+    # Scripts and other meta tags are not read; the description is.
+    described = page("<p>Clean.</p>").replace(
+        "<script>", '<meta name="description" content="A 99% chapter"><script>')
+    assert [f.message.split(":")[0] for f in audit_page("index.html", described, trace)] == [
+        "untagged number '99' in the content attribute of <meta> around the article "
+        "(mkdocs.yml's site_name, site_description or nav)"]
 
 
 def audit(trace: Trace, body: str) -> list[Finding]:

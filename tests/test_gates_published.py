@@ -9,6 +9,7 @@ and prints the site folder it was given.
 from __future__ import annotations
 
 import html
+import os
 import re
 import subprocess
 import sys
@@ -19,8 +20,11 @@ import pytest
 from paths import GOLDEN_TRACE, ROOT
 from site_support import SHARED_CACHE
 
+from sitebuild import build as site_build
+from sitebuild.engine_runs import CELL_CACHE
 from sitebuild.gates.published import check_published
 from sitebuild.paths import CHAPTER_TRACE
+from sitebuild.progress import Progress
 from tracefile import SCHEMAS, Trace
 
 TRACE_NAME = SCHEMAS[CHAPTER_TRACE].file_name
@@ -148,6 +152,9 @@ def test_check_prints_the_site_folder_and_the_source_page(built_site: Path,
     untouched = check("--site", str(built_site), "--trace", str(GOLDEN_TRACE))
     assert untouched.returncode == 0, untouched.stdout + untouched.stderr
     assert "no findings" in untouched.stdout
+    # The session's runs are cached, and check says it took them from there.
+    assert f"[check] checked against the cached engine runs of {', '.join(SCHEMAS)}" in \
+        untouched.stdout and "--fresh reruns the engine" in untouched.stdout
     page = site_copy / "building.html"
     page.write_text(page.read_text(encoding="utf-8").replace(
         "</article>", "<p>Typed: 0.42</p></article>", 1), encoding="utf-8")
@@ -166,3 +173,25 @@ def test_check_help_lists_the_gates() -> None:
     assert done.returncode == 0
     for gate in ("audit", "links", "trace", "browser", "./dev test"):
         assert gate in done.stdout, gate
+
+
+@pytest.mark.slow
+def test_check_fresh_runs_every_job_in_a_scratch_cache(built_site: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # --fresh must not read the build's cache, nor the engine's cell cache: both scratch.
+    seen: list[tuple[Path, str]] = []
+
+    def engine_and_traces(root: Path, options: site_build.Options, *args: object) -> object:
+        seen.append((options.cache.root, os.environ[CELL_CACHE]))
+        raise site_build.BuildError("engine", "stopped here")
+
+    monkeypatch.setenv(CELL_CACHE, str(tmp_path / "shared-cells"))
+    monkeypatch.setattr(site_build, "engine_and_traces", engine_and_traces)
+    options = site_build.Options(out=tmp_path / "site", build_dir=tmp_path / "build",
+                                 cache_dir=tmp_path / "cache")
+    with pytest.raises(site_build.BuildError, match="stopped here"):
+        site_build.check(ROOT, built_site, options, Progress("check"), fresh=True)
+    [(cache, cells)] = seen
+    assert cache.parent == tmp_path / "build" and Path(cells) == cache / "cells"
+    assert not cache.exists()  # the scratch cache goes with the check
+    assert os.environ[CELL_CACHE] == str(tmp_path / "shared-cells")

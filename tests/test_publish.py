@@ -19,10 +19,11 @@ from sitebuild.errors import BuildError
 
 
 def site(folder: Path, marker: str) -> Path:
-    """A minimal built site whose index says ``marker``."""
+    """A minimal published site whose index says ``marker``."""
     (folder / "assets").mkdir(parents=True)
     (folder / "index.html").write_text(marker)
     (folder / "assets" / "x.css").write_text(marker)
+    (folder / publish.PUBLISHED_FILES).write_text("assets/x.css\nindex.html\n")
     return folder
 
 
@@ -115,6 +116,33 @@ def test_publish_refuses_a_folder_that_is_not_a_site(tmp_path: Path) -> None:
     out = tmp_path / "docs"
     out.mkdir()
     (out / "notes.txt").write_text("mine")
-    with pytest.raises(BuildError, match="does not look like a built site"):
+    with pytest.raises(BuildError, match="is not a site this build published"):
         publish.publish(site(tmp_path / "new", "new"), out)
     assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_an_index_html_does_not_make_a_folder_a_site(tmp_path: Path) -> None:
+    out = tmp_path / "thesis"
+    out.mkdir()
+    (out / "index.html").write_text("x")
+    (out / "thesis.tex").write_text("work")
+    with pytest.raises(BuildError, match="is not a site this build published"):
+        publish.publish(site(tmp_path / "new", "new"), out)
+    assert (out / "thesis.tex").read_text() == "work"
+
+
+def test_a_file_added_to_a_published_site_is_never_deleted(tmp_path: Path) -> None:
+    tmp, out = published(tmp_path)
+    (out / "assets" / "notes.txt").write_text("mine")
+    with pytest.raises(BuildError, match=r"notes\.txt: is not a file this build published"):
+        publish.publish(tmp, out)
+    assert (out / "assets" / "notes.txt").read_text() == "mine"
+    (out / "assets" / "notes.txt").unlink()
+    publish.publish(tmp, out)  # its own files only: replaced, with the new list
+    assert (out / publish.PUBLISHED_FILES).read_text() == "assets/x.css\nindex.html\n"
+
+
+def test_an_empty_folder_may_be_replaced(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    publish.publish(site(tmp_path / "new", "new"), tmp_path / "empty")
+    assert (tmp_path / "empty" / "index.html").read_text() == "new"

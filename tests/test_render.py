@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import shutil
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ from sitebuild.render import (
     render_page,
     render_pages,
 )
-from tracefile import SCHEMAS, Trace, TraceSet
+from tracefile import SCHEMAS, Trace, TraceSet, load_trace
 from tracefile.rules import LIMITS
 
 CHART = "gf-sweep-gradient"
@@ -84,7 +85,7 @@ def chart_files(golden_traces: TraceSet) -> dict[str, bytes]:
 
 @pytest.fixture
 def context(golden_traces: TraceSet, chart_files: dict[str, bytes]) -> PageContext:
-    return PageContext(golden_traces, TRACE_PATHS, "report line\n",
+    return PageContext(golden_traces, "report line\n",
                        {**FAKE_FILES, **chart_files}, REFERENCES, ROOT)
 
 
@@ -294,6 +295,33 @@ def test_each_trace_is_published_with_its_exact_bytes(project: Path,
         assert (pages / trace_url(trace_id)).read_bytes() == path.read_bytes()
 
 
+def test_a_trace_file_changed_after_parsing_is_not_published(
+        project: Path, golden_traces: TraceSet, tmp_path: Path) -> None:
+    # The published copy is the parsed trace's bytes: an edit to the file (a tampered
+    # build/trace/ under serve) after the traces were read never reaches the site.
+    copies = tmp_path / "traces"
+    copies.mkdir()
+    parsed = {}
+    for trace_id, path in TRACE_PATHS.items():
+        shutil.copy(path, copies / path.name)
+        parsed[trace_id] = load_trace(copies / path.name, SCHEMAS[trace_id])
+        (copies / path.name).write_text("TAMPERED\n")
+    context = PageContext(TraceSet(parsed, CHAPTER_TRACE), None, FAKE_FILES, REFERENCES, ROOT)
+    render_pages(project, context, tmp_path / "pages")
+    for trace_id, path in TRACE_PATHS.items():
+        assert (tmp_path / "pages" / trace_url(trace_id)).read_bytes() == path.read_bytes()
+
+
+def test_a_symbolic_link_in_docs_is_refused(project: Path, context: PageContext,
+                                            tmp_path: Path) -> None:
+    secret = tmp_path / "private.txt"
+    secret.write_text("SECRET")
+    (project / "docs" / "notes.txt").symlink_to(secret)
+    with pytest.raises(BuildError, match=r"docs/notes\.txt: is a symbolic link \(to "):
+        render_pages(project, context, tmp_path / "pages")
+    assert not (tmp_path / "pages" / "notes.txt").exists()
+
+
 def test_a_second_render_writes_nothing(project: Path, context: PageContext) -> None:
     pages = project.parent / "pages"
     render_pages(project, context, pages)
@@ -345,7 +373,7 @@ def test_a_page_that_is_not_utf8_fails_naming_the_page(project: Path,
     (project / "docs/bad.md").write_bytes(b"# Title\n\xff\xfe\n")
     with pytest.raises(PageError) as caught:
         render_pages(project, context, project.parent / "pages")
-    assert str(caught.value) == "docs/bad.md: not UTF-8 text (invalid start byte at byte 8)"
+    assert str(caught.value) == "docs/bad.md:2: not UTF-8 text (invalid start byte at byte 8)"
 
 
 def test_front_matter_naming_an_unknown_trace_fails_at_the_trace_line(

@@ -50,6 +50,10 @@ def render(source: str, offset: int = 0) -> str:
         # The front matter's lines count, for render failures and syntax errors alike.
         ("ok\n{{ undefined_name }}\n", 5, 7, "undefined_name"),
         ("{% for %}\n", 3, 4, ""),
+        # A number the page computes, folded by Jinja or not, fails at its expression's line.
+        ("ok\n\n{{ 6 * 7 }}\n", 0, 3, "shows the number 42, computed by the page"),
+        ("ok\n{{ 1.5 }}\n", 2, 4, "shows the number 1.5"),
+        ("ok\n{{ record.present }}\n", 0, 2, "shows the number 1"),
     ],
 )
 def test_every_failure_names_the_page_and_line(source: str, offset: int, line: int,

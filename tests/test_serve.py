@@ -22,7 +22,7 @@ import pytest
 from test_build_site import project_copy, run
 
 from sitebuild.errors import BuildError
-from sitebuild.serve import check_port
+from sitebuild.serve import POLL_SECONDS, check_port
 from tracefile import SCHEMAS
 
 
@@ -103,9 +103,15 @@ def test_serve_rebuilds_after_page_template_and_engine_edits(tmp_path: Path) -> 
         page.write_text(text + "\n{{ tv(\"CONFIG.chapter\" }}\n")
         wait_for(lambda: lines_of(log, "[serve] rebuild failed"))
         assert any(line.startswith("docs/building.md:") for line in log.read_text().splitlines())
-        assert "A sentence added while serving." in fetch(f"{base}/building.html")
+        # ... shown atop every page served, which otherwise stay as they were ...
+        wait_for(lambda: "the last edit did not build" in fetch(f"{base}/index.html"))
+        served = fetch(f"{base}/building.html")
+        assert "A sentence added while serving." in served and "docs/building.md:" in served
+        time.sleep(2 * POLL_SECONDS + 1)
+        assert len(lines_of(log, "[serve] rebuild failed")) == 1  # said once, not each poll
         page.write_text(text + "\nA repaired sentence.\n")
         wait_for(lambda: "A repaired sentence." in fetch(f"{base}/building.html"))
+        wait_for(lambda: "the last edit did not build" not in fetch(f"{base}/index.html"))
         template = proj / "diagrams" / "templates" / "stack.html.j2"
         source = template.read_text()
         assert "<caption>Plain and residual stacks" in source

@@ -6,7 +6,9 @@ other number or verdict word a reader sees or hears (text, code, math, ``READER_
 finding. Exempt by structure only: code listings, scripts and styles, a citation or a package
 version exactly as ``sitebuild.citations`` renders it, a verdict term or a claim's rule exactly
 as ``diagrams.words`` renders it. Diagrams: ``gates.figures``. (Footnotes are not enabled:
-their numbers would be findings.)
+their numbers would be findings.) The page around the article (navigation, ``<title>``, the
+meta description), from ``mkdocs.yml``, holds no number at all: a finding there names
+``mkdocs.yml``.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ CONTEXT = 20  # characters shown on each side of an untagged number
 THEME_PAGES = frozenset({"404.html"})  # rendered from Material's template, not from docs/
 VERDICT_WORD = re.compile(rf"\b(?:{'|'.join(VERDICTS)})\b", re.IGNORECASE)
 #: Elements whose exact rendering may hold what prose may not: (tag, class).
+#: The page around the article (navigation, title, description) comes from mkdocs.yml.
+CHROME = "around the article (mkdocs.yml's site_name, site_description or nav)"
+CHROME_SOURCE = "mkdocs.yml"
 VETTED = frozenset({("cite", "citation"), ("code", "pinned"), ("dfn", "verdict-term"),
                     ("span", "claim-rule")})
 
@@ -56,8 +61,12 @@ def audit_site(site_dir: Path, traces: Trace | TraceSet,
     citations, diagrams = rendered_citations(refs), ExpectedDiagrams(traces, rendered)
     citations |= rendered_terms()
     findings: list[Finding] = []
+    chrome: set[str] = set()  # the chrome repeats on every page: each finding once
     for page, text in html_pages(site_dir):
-        findings.extend(audit_page(page, text, traces, diagrams, citations))
+        for finding in audit_page(page, text, traces, diagrams, citations):
+            if finding.source != CHROME_SOURCE or finding.message not in chrome:
+                findings.append(finding)
+                chrome.add(finding.message)
     return findings
 
 
@@ -132,6 +141,7 @@ class _AuditParser(HTMLParser):
         self.text: list[str] = []  # all article text, to quote context around a finding
         self.text_len = 0
         self.chunks: list[_Chunk] = []
+        self.chrome: list[_Chunk] = []  # the text and attributes around the article
         self.findings: list[Finding] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -139,11 +149,14 @@ class _AuditParser(HTMLParser):
         classes = class_list(attrs)
         frame = _Frame(tag, classes, parent.in_article or (
             tag == "article" and "md-content__inner" in classes))
-        if frame.in_article and self.svg is not None:
+        if not frame.in_article:
+            frame.hidden = parent.hidden or tag in HIDDEN_TAGS
+            self._chrome_attrs(frame, attrs, line)
+        elif self.svg is not None:
             self.svg.start(tag, attrs, line)
-        elif frame.in_article and tag == "svg":
+        elif tag == "svg":
             self.svg, self.svg_depth = svg_text(attrs, line), len(self.stack)
-        elif frame.in_article:
+        else:
             frame.hidden = parent.hidden or tag in HIDDEN_TAGS or is_listing_code(
                 tag, (parent.tag, parent.classes), (grand.tag, grand.classes))
             self._open(frame, attrs, line)
@@ -174,6 +187,19 @@ class _AuditParser(HTMLParser):
                 continue
             self._pending(_Chunk(line, value, None, f"the {name} attribute of <{frame.tag}>"))
 
+    def _chrome_attrs(self, frame: _Frame, attrs: list[tuple[str, str | None]],
+                      line: int) -> None:
+        """The reader-visible attributes of the page around the article, and its description
+        (which search engines show)."""
+        if frame.hidden:
+            return
+        names = READER_ATTRS + (("content",) if frame.tag == "meta" and attr(
+            attrs, "name") == "description" else ())
+        for name in names:
+            if value := attr(attrs, name):
+                self.chrome.append(_Chunk(line, value, None, f"the {name} attribute of "
+                                          f"<{frame.tag}> {CHROME}"))
+
     def handle_endtag(self, tag: str) -> None:
         for depth in range(len(self.stack) - 1, 1, -1):
             if self.stack[depth].tag == tag:
@@ -197,6 +223,8 @@ class _AuditParser(HTMLParser):
     def handle_data(self, data: str) -> None:
         frame, line = self.stack[-1], self.getpos()[0]
         if not frame.in_article:
+            if not frame.hidden and data.strip():
+                self.chrome.append(_Chunk(line, data, None, f"the text {CHROME}"))
             return
         if self.svg is not None:
             self.svg.data(data, line)
@@ -230,6 +258,10 @@ class _AuditParser(HTMLParser):
         """Report untagged numbers and verdict words (when `prose`), quoting the article text
         around them."""
         full = "".join(self.text)
+        for chunk in self.chrome:
+            for _, token, what in _untraced(chunk.text):
+                self._report(chunk.line, f"{what} {token!r} in {chunk.where}: "
+                             f"“{shorten(' '.join(chunk.text.split()))}”", (token,), CHROME_SOURCE)
         for chunk in self.chunks if prose else ():
             for at, token, what in _untraced(chunk.text):
                 if chunk.offset is None:
@@ -271,8 +303,10 @@ class _AuditParser(HTMLParser):
             report(span.line, f"traced value {span.path!r} has tooltip {span.title!r}, "
                          f"expected {tooltip!r}")
 
-    def _report(self, line: int | None, message: str, needles: tuple[str, ...] = ()) -> None:
-        self.findings.append(Finding(self.page, line, GATE, message, needles=needles))
+    def _report(self, line: int | None, message: str, needles: tuple[str, ...] = (),
+                source: str | None = None) -> None:
+        self.findings.append(Finding(self.page, line, GATE, message, source=source,
+                                     needles=needles))
 
 
 def _untraced(text: str) -> list[tuple[int, str, str]]:

@@ -60,7 +60,7 @@ class Finding:
         `docs_dir`, the source page hint (`docs/index.md` for `index.html`)."""
         source = self.source
         if docs_dir is not None:
-            source = source_page(self.page, docs_dir)
+            source = source or source_page(self.page, docs_dir)
             line = line_holding(docs_dir.parent / source, self.needles) if source else None
             source = f"{source}:{line}" if line else source
         return dataclasses.replace(self, site=site, source=source)
