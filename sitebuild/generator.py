@@ -25,6 +25,7 @@ from tracefile.files import write_atomic
 GENERATORS = ("mkdocs", "zensical")
 _DOC_MESSAGE = re.compile(r"Doc file '([^']+)' contains (?:a|an) [\w ]*?link '([^']*)'")
 _PAGE_ERROR = re.compile(r"Error (?:reading|building) page '([^']+)'")
+_NAV_MISSING = re.compile(r"A reference to '([^']+)' is included in the 'nav' configuration")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # colours in a tool's output
 _GENERATOR_TAG = re.compile(r'[ \t]*<meta name="generator" content="[^"]*">\n?')
 
@@ -173,7 +174,11 @@ def _located(root: Path, messages: list[str], fallback: str,
     detail = [m for m in detail if m and not (_PAGE_ERROR.match(m) and m.endswith(":"))]
     if not detail:
         return BuildError(where, fallback)
+    # A nav entry naming no page comes first: the page it was meant for is then "omitted".
+    detail.sort(key=lambda message: not _NAV_MISSING.match(message))
     first = detail[0] + (f" (and {len(detail) - 1} more)" if len(detail) > 1 else "")
+    if entry := _NAV_MISSING.match(first):
+        return BuildError("mkdocs.yml", first, line_holding(root / "mkdocs.yml", (entry[1],)))
     if page := _DOC_MESSAGE.match(first) or _PAGE_ERROR.match(first):
         rel = f"docs/{page.group(1)}"
         quoted = re.findall(r"'([^']+)'", first)

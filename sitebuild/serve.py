@@ -1,29 +1,32 @@
-"""The live preview: ``mkdocs serve --dirty`` over the rendered pages, which this process keeps
+"""The live preview: ``mkdocs serve`` over the rendered pages, which this process keeps
 rendered.
 
 Contract: ``serve(...)`` renders the pages and runs MkDocs' own preview server on them (a
-child process that dies with this one) until stopped, polling the sources meanwhile. An edit
-under ``docs/`` renders the pages it touched in this process, and MkDocs rebuilds those; any
-other edit runs ``render_command`` (a fresh process, so edited code is what runs) for it and
-every later one, and then marks every page changed so MkDocs rebuilds them all (a listing's
-source may have changed). A failed render prints its one-line error once, and shows it atop
-every page served (the last good render otherwise) until an edit renders. No gates, nothing
-published.
+child process that dies with this one, on a private port behind ``preview_proxy`` on the
+reader's) until stopped, polling the sources meanwhile. An edit
+under ``docs/`` renders the pages it touched in this process; any other edit runs
+``render_command`` (a fresh process, so edited code is what runs) for it and every later one,
+and then marks every page changed (a listing's source may have changed while no page did).
+MkDocs rebuilds the whole site on each change it sees: its ``--dirty`` builds go by file
+times, and miss a page rendered while a build is under way. A failed render prints its
+one-line error once, and shows it atop every page served (the last good render otherwise)
+until an edit renders. No gates, nothing published.
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import IO
 
-from sitebuild import build, build_folder
-from sitebuild.errors import BuildError, last_line
+from sitebuild import build, build_folder, preview_proxy
+from sitebuild.errors import last_line
 from sitebuild.generator import mkdocs_settings
 from sitebuild.page_context import PageContext, fenced
 from sitebuild.processes import child_command
@@ -60,38 +63,34 @@ class Changes:
         return {path for path in before.keys() | now.keys() if before.get(path) != now.get(path)}
 
 
-def check_port(host: str, port: int) -> None:
-    """Bind ``host:port`` once, as the server will, so a taken port fails before the build."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        # The server sets SO_REUSEADDR too: a port in TIME_WAIT is free, a listening one not.
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as err:
-            if err.errno == errno.EADDRINUSE:
-                raise BuildError("serve", f"port {port} is already in use (try --port N)") \
-                    from None
-            raise BuildError("serve", f"cannot listen on {host}:{port}: {err.strerror}") \
-                from None
-
-
 def serve(root: Path, options: build.Options, progress: Progress, host: str, port: int,
           render_command: list[str]) -> int:
     """Render and serve with live reload (see the module doc); the exit code."""
-    check_port(host, port)
+    proxy = preview_proxy.listen(host, port, preview_proxy.free_port(host))  # before the build
     watched = (*(root / name for name in WATCHED), *options.traces,
                *((options.report,) if options.report else ()))
     changes = Changes(watched)  # before the first render: an edit during it is seen
-    with build_folder.exclusive(options.build_dir):  # builds sharing the folder take turns
-        inputs = build.engine_and_traces(root, options, progress)
-        context = build.pages(root, options, inputs, progress)
-    preview = Preview(root, options, context, render_command, changes)
-    settings = mkdocs_settings(root, preview.pages, options.site_url)
-    server = subprocess.Popen(
-        child_command("mkdocs", ["serve", "--dirty", "--no-strict", "--dev-addr", f"{host}:{port}",
-                                 "--config-file", str(settings)]),
-        # Its own session: a signal to this one's group is this process's to pass on.
-        cwd=root, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, start_new_session=True)
+    try:
+        with build_folder.exclusive(options.build_dir):  # builds sharing the folder take turns
+            inputs = build.engine_and_traces(root, options, progress)
+            context = build.pages(root, options, inputs, progress)
+        preview = Preview(root, options, context, render_command, changes)
+        settings = mkdocs_settings(root, preview.pages, options.site_url)
+        server = subprocess.Popen(
+            child_command("mkdocs", ["serve", "--no-strict", "--dev-addr",
+                                     f"{host}:{proxy.upstream}", "--config-file", str(settings)]),
+            # Its own session: a signal to this one's group is this process's to pass on.
+            cwd=root, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, start_new_session=True,
+            stderr=subprocess.PIPE, text=True, bufsize=1)
+    except BaseException:
+        proxy.server_close()
+        raise
+    # MkDocs' log names its private address: the reader is shown the proxy's.
+    log = threading.Thread(target=copy_log, daemon=True, args=(
+        server.stderr, f"http://{host}:{proxy.upstream}/", f"http://{host}:{port}/"))
+    log.start()
+    wait_until_listening(proxy.upstream, server)  # until then, requests wait in the queue
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
     print(f"[serve] a preview, without gates: `build_site.py build` publishes; "
           f"serving on http://{host}:{port}/", flush=True)
     try:
@@ -104,10 +103,30 @@ def serve(root: Path, options: build.Options, progress: Progress, host: str, por
         print("[serve] stopped", flush=True)
         return 0
     finally:
+        proxy.shutdown()
+        proxy.server_close()
         stop(server)
+        log.join(timeout=5)  # MkDocs' last lines
 
 
-def stop(server: subprocess.Popen[bytes]) -> None:
+def wait_until_listening(port: int, server: subprocess.Popen[str]) -> None:
+    """Return once MkDocs' server accepts a connection on ``port`` (or has exited)."""
+    while server.poll() is None:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(POLL_SECONDS)
+
+
+def copy_log(lines: IO[str], private: str, public: str) -> None:
+    """Copy MkDocs' log to this process's stderr, naming the address the reader uses."""
+    for line in lines:
+        sys.stderr.write(line.replace(private, public))
+        sys.stderr.flush()
+
+
+def stop(server: subprocess.Popen[str]) -> None:
     """End the server as Ctrl-C would (it removes its own temporary site), or kill it."""
     if server.poll() is None:
         server.send_signal(signal.SIGINT)
@@ -160,7 +179,7 @@ class Preview:
                     render_pages(self.root, self.context, self.pages, only)
                 if code:
                     # A listing's source or the settings may have changed while no page's
-                    # Markdown did: every page marked changed, MkDocs' dirty build redoes all.
+                    # Markdown did: the pages are marked changed, so MkDocs builds again.
                     mkdocs_settings(self.root, self.pages, self.options.site_url)
                     for page in self.pages.rglob("*.md"):
                         os.utime(page)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from golden_support import scaled_records
-from paths import GOLDEN_REPORT, GOLDEN_TRACE
+from paths import GOLDEN_REPORT, GOLDEN_TRACE, ROOT
 from site_support import Published, assert_failed_cleanly, build, build_or_fail, project_copy
 
 # Quotes, markup, an entity, Jinja braces, Markdown and math characters: all legal in a name.
@@ -114,6 +114,12 @@ def linked_outside(tmp: Path, out: Path) -> Attempt:
                    {"project": proj})
 
 
+def _line_of(path: str, text: str) -> int:
+    """The number of the first line of the project's ``path`` holding ``text``."""
+    lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
+    return next(number for number, line in enumerate(lines, 1) if text in line)
+
+
 def _a_file(tmp: Path) -> Path:
     (tmp / "a-file").write_text("not a folder")
     return tmp / "a-file"
@@ -191,6 +197,13 @@ FAILURES: dict[str, Failure] = {
                                "  - How it is built in 42 steps: building.md",
                                r"mkdocs\.yml:\d+: \[audit\] untagged number '42' in the text "
                                r"around the article"),
+    "nav-names-a-missing-page": code_edit(
+        "mkdocs", "mkdocs.yml", "  - How it is built: building.md", "  - How it is built: gone.md",
+        rf"mkdocs\.yml:{_line_of('mkdocs.yml', 'How it is built: building.md')}: A reference to "
+        r"'gone\.md' is included in the 'nav' configuration"),
+    "unknown-trace-in-front-matter": code_edit(
+        "render", "docs/labs/gradient-flow.md", "trace: gradient-flow-v3", "trace: no-such-v1",
+        r"docs/labs/gradient-flow\.md:2: front matter names trace 'no-such-v1'; the site has "),
     "number-in-description": code_edit(
         "gates", "mkdocs.yml", "site_description: An executable textbook chapter",
         "site_description: A 99% executable textbook chapter",

@@ -5,6 +5,8 @@
 - No typed numbers in prose: outside fenced blocks, inline code, Jinja expressions and
   comments, and link targets, a page holds no number as the audit defines one
   (`diagrams.format.number_tokens`; "UTF-8" or "v1" are words): every number is `tv(...)`.
+- The building page states the rules the code applies: what counts as a typed number, what
+  may be published, what the preview answers.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import pytest
 from paths import DOCS
 
 from diagrams.format import number_tokens
+from sitebuild.preview_proxy import Proxy
+from sitebuild.publish import PUBLISHED_FILES
 
 PAGES = sorted(DOCS.rglob("*.md"))
 RAW_LISTING = re.compile(r"<\s*(pre|code)\b|class=\"[^\"]*\bhighlight\b", re.IGNORECASE)
@@ -69,3 +73,28 @@ def test_the_lint_ignores_what_is_not_prose() -> None:
     text = ('Value {{ tv("STACK[4].plain") }} and `float64`, [link](x.md#h2).\n'
             '<#-- note 12 --#>\n```text\nTRACE 1 2 3\n```\n')
     assert all(not number_tokens(line) for _, line in prose_lines(text))
+
+
+#: What docs/building.md says counts as a typed number, phrase by phrase, with a sample of each
+#: and whether ``number_tokens`` counts it: the page and the code must say the same thing.
+NUMBER_RULES = {
+    "a run of decimal digits in any script": ("\u0664\u0662", True),  # Arabic-Indic 42
+    "superscript digits as in an exponent": ("10\u00b3", True),
+    "fractions": ("\u00bd", True),
+    "Roman and circled numerals": ("\u216b \u2464", True),
+    "Subscript digits are the one exception": ("x\u2081", False),
+}
+
+
+def test_the_building_page_states_the_rules_the_code_applies() -> None:
+    page = " ".join((DOCS / "building.md").read_text(encoding="utf-8").split())
+    for phrase, (sample, counted) in NUMBER_RULES.items():
+        assert phrase in page, phrase
+        assert bool(number_tokens(sample)) is counted, (phrase, sample)
+    assert f"lists its own files in `{PUBLISHED_FILES}`" in page
+    assert "a symbolic link there fails the render" in page
+    assert "its `Host` is the preview's address, or `localhost` at its port" in page
+    proxy = Proxy("127.0.0.1", 0, 1)
+    port = proxy.server_address[1]
+    proxy.server_close()
+    assert proxy.hosts == {f"127.0.0.1:{port}", f"localhost:{port}"}

@@ -4,7 +4,8 @@ A bad or taken port must fail at once, before the site is built. While serving, 
 a page, a table template or an engine file must show up in what is served, re-running only
 what depends on it (the cache status of each phase says which ran); a page edit is rendered in
 the serving process unless code changed since it started; a broken edit is one located line
-and the previous preview stays served.
+and the previous preview stays served. Only a request naming the preview is answered, and
+nothing from outside the project is.
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 from test_build_site import project_copy, run
 
-from sitebuild.errors import BuildError
-from sitebuild.serve import POLL_SECONDS, check_port
+from sitebuild.serve import POLL_SECONDS
 from tracefile import SCHEMAS
 
 
@@ -59,20 +60,9 @@ def test_a_taken_port_fails_before_building() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        with pytest.raises(BuildError) as caught:
-            check_port("127.0.0.1", port)
-        assert str(caught.value) == f"serve: port {port} is already in use (try --port N)"
         done = run(["serve", "--port", str(port)])
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr == f"serve: port {port} is already in use (try --port N)\n"
-
-
-def test_a_free_port_passes_the_probe_and_stays_free() -> None:
-    port = free_port()
-    check_port("127.0.0.1", port)
-    with socket.socket() as again:  # the probe let go of it
-        again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        again.bind(("127.0.0.1", port))
 
 
 def lines_of(log: Path, prefix: str) -> list[str]:
@@ -111,6 +101,17 @@ def test_serve_rebuilds_after_page_template_and_engine_edits(tmp_path: Path) -> 
         assert len(lines_of(log, "[serve] rebuild failed")) == 1  # said once, not each poll
         page.write_text(text + "\nA repaired sentence.\n")
         wait_for(lambda: "A repaired sentence." in fetch(f"{base}/building.html"))
+        wait_for(lambda: "the last edit did not build" not in fetch(f"{base}/index.html"))
+        # What is served: only to a request naming the preview, never a file from outside.
+        assert f"Serving on {base}/" in log.read_text()  # MkDocs' own port stays private
+        foreign = urllib.request.Request(f"{base}/index.html", headers={"Host": "rebound.example"})
+        with pytest.raises(urllib.error.HTTPError, match="421"):
+            urllib.request.urlopen(foreign, timeout=5)
+        (tmp_path / "private.txt").write_text("SECRET")
+        (proj / "docs" / "assets" / "notes.txt").symlink_to(tmp_path / "private.txt")
+        wait_for(lambda: "is a symbolic link" in fetch(f"{base}/index.html"))
+        assert "SECRET" not in fetch(f"{base}/assets/notes.txt")
+        (proj / "docs" / "assets" / "notes.txt").unlink()
         wait_for(lambda: "the last edit did not build" not in fetch(f"{base}/index.html"))
         template = proj / "diagrams" / "templates" / "stack.html.j2"
         source = template.read_text()
