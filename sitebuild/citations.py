@@ -12,10 +12,12 @@ errors naming ``mkdocs.yml`` or the lock.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
+from string import ascii_lowercase
 from typing import Any
 
 from markupsafe import Markup
@@ -43,6 +45,7 @@ class Reference:
     year: str
     arxiv: str = ""
     url: str = ""
+    label: str = ""  # in the text: "He et al. 2016a" (``_labelled``)
 
 
 def load_references(extra: Mapping[str, Any]) -> dict[str, Reference]:
@@ -50,7 +53,7 @@ def load_references(extra: Mapping[str, Any]) -> dict[str, Reference]:
     raw = extra.get("references", {})
     if not isinstance(raw, Mapping):
         raise LocatedError("mkdocs.yml", None, "extra.references must be a mapping of entries")
-    return {str(key): _entry(str(key), value) for key, value in raw.items()}
+    return _labelled({str(key): _entry(str(key), value) for key, value in raw.items()})
 
 
 def _entry(key: str, value: Any) -> Reference:
@@ -75,11 +78,20 @@ def _entry(key: str, value: Any) -> Reference:
 
 
 def render_citation(references: Mapping[str, Reference], key: str) -> Markup:
-    """The ``<cite>`` element for ``key``."""
-    if key not in references:
-        known = ", ".join(sorted(references)) or "none"
-        raise LocatedError("<page>", None, f"unknown citation {key!r} (known: {known})")
-    ref = references[key]
+    """The in-text citation of ``key``: its label, a link to the page's References entry,
+    and the entry itself as the text of its preview (``data-preview``)."""
+    ref = _known(references, key)
+    locator = ref.url or f"arXiv:{ref.arxiv}"
+    return Markup(
+        '<cite class="citation"><a class="citation-ref" href="#ref-{key}" data-preview="{authors}'
+        ' ({year}). {title}. {venue}. {locator}">({label})</a></cite>'
+    ).format(key=key, authors=ref.authors, year=ref.year, title=ref.title, venue=ref.venue,
+             locator=locator, label=ref.label)
+
+
+def render_reference(references: Mapping[str, Reference], key: str) -> Markup:
+    """The full entry of ``key``, as the References section lists it."""
+    ref = _known(references, key)
     if ref.url:
         return Markup(
             '<cite class="citation">{authors}, “<a href="{url}">{title}</a>”, {venue} {year}.'
@@ -93,6 +105,65 @@ def render_citation(references: Mapping[str, Reference], key: str) -> Markup:
              arxiv=ref.arxiv)
 
 
+def references_section(references: Mapping[str, Reference], keys: Iterable[str]) -> str:
+    """The Markdown of a page's References section: every work in ``keys``, by label."""
+    cited = sorted(set(keys), key=lambda key: (references[key].label, key))
+    if not cited:
+        return ""
+    rows = "".join(f'<li id="ref-{key}">{render_reference(references, key)}</li>\n'
+                   for key in cited)
+    return f'\n\n## References\n\n<ul class="references">\n{rows}</ul>\n'
+
+
+class PageCitations:
+    """A page's ``cite(key)``, which remembers what the page cited for its References."""
+
+    def __init__(self, references: Mapping[str, Reference]) -> None:
+        self.references, self.cited = references, dict[str, None]()
+
+    def __call__(self, key: str) -> Markup:
+        html = render_citation(self.references, key)
+        self.cited.setdefault(key)
+        return html
+
+    def section(self) -> str:
+        return references_section(self.references, self.cited)
+
+
+def _known(references: Mapping[str, Reference], key: str) -> Reference:
+    if key not in references:
+        known = ", ".join(sorted(references)) or "none"
+        raise LocatedError("<page>", None, f"unknown citation {key!r} (known: {known})")
+    return references[key]
+
+
+def short_authors(authors: str) -> str:
+    """The authors as an in-text label names them: one or two surnames, else the first and
+    "et al." ("Kaiming He, Xiangyu Zhang, Shaoqing Ren and Jian Sun": "He et al.")."""
+    names = [name for name in re.split(r",\s*|\s+and\s+", authors.removesuffix(" et al."))
+             if name.strip()]
+    surnames = [name.split()[-1] for name in names]
+    if authors.endswith(" et al.") or len(surnames) > 2:
+        return f"{surnames[0]} et al."
+    return " and ".join(surnames)
+
+
+def _labelled(references: dict[str, Reference]) -> dict[str, Reference]:
+    """Each entry with its label, "He et al. 2016"; works sharing one get a letter after the
+    year in bibliography order ("2016a", "2016b")."""
+    plain = {key: f"{short_authors(ref.authors)} {ref.year}" for key, ref in references.items()}
+    shared = Counter(plain.values())
+    used: Counter[str] = Counter()
+    labelled = {}
+    for key, ref in references.items():
+        label = plain[key]
+        if shared[label] > 1:
+            used[label] += 1
+            label += ascii_lowercase[used[label] - 1]
+        labelled[key] = replace(ref, label=label)
+    return labelled
+
+
 def project_references(root: Path = ROOT) -> dict[str, Reference]:
     """The validated bibliography of the project at `root`."""
     extra = read_settings(root).get("extra")
@@ -100,8 +171,10 @@ def project_references(root: Path = ROOT) -> dict[str, Reference]:
 
 
 def rendered_citations(references: Mapping[str, Reference]) -> frozenset[str]:
-    """The exact HTML of every citation the bibliography can render."""
-    return frozenset(str(render_citation(references, key)) for key in references)
+    """The exact HTML of every citation the bibliography can render, in the text and in a
+    References section."""
+    return frozenset(str(render(references, key)) for key in references
+                     for render in (render_citation, render_reference))
 
 
 LOCK = "requirements/lock.txt"

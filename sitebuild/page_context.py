@@ -21,7 +21,7 @@ from markupsafe import Markup
 from diagrams.format import traced, wrappable
 from diagrams.svg import NARROW
 from diagrams.words import claim_rule, number_words, trace_rules, verdict_term
-from sitebuild.citations import Reference, pinned, render_citation, render_pin
+from sitebuild.citations import PageCitations, Reference, pinned, render_pin
 from sitebuild.paths import trace_url
 from tracefile import TraceSet
 from tracefile.errors import LocatedError
@@ -85,7 +85,7 @@ class PageContext:
             "claim_rule": claim_rule,
             "trace_rules": trace_rules,
             "wrappable": wrappable,
-            "cite": lambda key: render_citation(self.references, key),
+            "cite": PageCitations(self.references),
             "pinned": lambda name: render_pin(name, pinned(self.root, name)),
         }
 

@@ -2,7 +2,8 @@
 
 Contract: ``render_pages(root, context, pages_dir, only)`` makes ``pages_dir`` hold exactly
 what the site generator reads: each ``docs/**/*.md`` rendered (front matter ``trace:`` names
-the trace its unqualified paths read), the other files of ``docs/`` as they are, the vendored
+the trace its unqualified paths read; a page that cites ends with its References), the other
+files of ``docs/`` as they are, the vendored
 KaTeX and search worker shim, and each trace at ``trace/<id>.trace`` (the parsed trace's
 bytes). A symbolic link under ``docs/`` is refused: only files inside the project publish.
 A file is written only when its bytes change; ``only`` re-renders just those pages. Returns
@@ -84,7 +85,8 @@ def render_one(root: Path, source: Path, context: PageContext) -> str:
         raise PageError(name, line, err.message) from None
     # The front matter stays for the generator (a title, say); the banner goes after it.
     front = "".join(text.splitlines(keepends=True)[:offset])
-    return front + context.banner() + render_page(body, name, page_globals, offset)
+    page = render_page(body, name, page_globals, offset)
+    return front + context.banner() + page + page_globals["cite"].section()
 
 
 #: Where a listing may be included from (``--8<-- "engine/...:region"``): the engine and the

@@ -22,6 +22,7 @@ import browser_support
 import pytest
 from browser_support import (
     BROKEN_WORDS,
+    DESKTOP,
     NARROW_PHONE,
     PAST_THE_EDGES,
     PHONE,
@@ -310,6 +311,40 @@ def test_record_tables_break_names_only_where_the_page_marks_them(browser: Any,
                                   "{ overflow-wrap: anywhere !important; "
                                   "word-break: break-all !important; }")
         assert tab.evaluate(MID_WORD_BREAKS) != []
+        seen.assert_clean()
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_a_citation_previews_its_entry_and_links_to_the_references(
+        browser: Any, site_url: str, viewport: dict[str, int]) -> None:
+    touch = viewport is PHONE
+    with visit(browser, url_of(site_url, "labs/gradient-flow.html"), viewport=viewport,
+               touch=touch) as seen:
+        tab = seen.page
+        cite = tab.locator("article .citation-ref").first
+        preview = cite.get_attribute("data-preview") or ""
+        target = cite.evaluate("el => el.hash")  # instant navigation makes the href absolute
+        assert target.startswith("#ref-") and "arXiv:" in preview
+        entry = tab.locator(f"article ul.references li{target}")
+        assert entry.count() == 1 and cite.text_content().strip("()").split()[0] in (
+            entry.text_content() or "")
+        popover = tab.locator("#tv-popover")
+        if touch:
+            cite.tap()  # the first tap previews, and stays on the page
+            assert popover.is_visible() and popover.text_content() == preview
+            assert not tab.url.endswith(target)
+            cite.tap()  # the second follows the link
+            tab.wait_for_function(f"location.hash === {target!r}")
+        else:
+            cite.hover()
+            assert popover.is_visible() and popover.text_content() == preview
+            tab.mouse.move(0, 0)
+            assert not popover.is_visible()
+            cite.focus()  # as Tab reaches it
+            assert popover.is_visible() and cite.get_attribute("aria-describedby") == (
+                "tv-popover")
         seen.assert_clean()
 
 

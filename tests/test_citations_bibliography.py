@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.citations import project_references, render_citation, rendered_citations
+from sitebuild.citations import (
+    project_references,
+    render_citation,
+    render_reference,
+    rendered_citations,
+)
 from sitebuild.errors import BuildError
 from tracefile.errors import LocatedError
 
@@ -30,7 +35,8 @@ def test_project_bibliography_is_loaded_from_mkdocs_yml() -> None:
 def test_a_bibliography_without_tags_renders_each_entry(tmp_path: Path) -> None:
     (tmp_path / "mkdocs.yml").write_text(ENTRY, encoding="utf-8")
     references = project_references(tmp_path)
-    assert rendered_citations(references) == {str(render_citation(references, "he2016"))}
+    assert rendered_citations(references) == {str(render_citation(references, "he2016")),
+                                              str(render_reference(references, "he2016"))}
 
 
 @pytest.mark.parametrize(("line", "tag"), [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitebuild.citations import load_references, render_citation
+from sitebuild.citations import load_references, render_citation, render_reference
 from tracefile.errors import LocatedError
 
 BASE = {"authors": "A. Author", "title": "A Title", "venue": "A Blog", "year": "2020"}
@@ -12,9 +12,12 @@ BASE = {"authors": "A. Author", "title": "A Title", "venue": "A Blog", "year": "
 
 def test_a_url_entry_renders_with_its_address() -> None:
     refs = load_references({"references": {"k": {**BASE, "url": "https://example.org/x"}}})
-    assert str(render_citation(refs, "k")) == (
+    assert str(render_reference(refs, "k")) == (
         '<cite class="citation">A. Author, “<a href="https://example.org/x">A Title</a>”, '
         "A Blog 2020.</cite>")
+    assert str(render_citation(refs, "k")) == (
+        '<cite class="citation"><a class="citation-ref" href="#ref-k" data-preview="A. Author '
+        '(2020). A Title. A Blog. https://example.org/x">(Author 2020)</a></cite>')
 
 
 @pytest.mark.parametrize(("extra", "problem"), [

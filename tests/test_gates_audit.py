@@ -19,6 +19,7 @@ from sitebuild.citations import (
     load_references,
     project_references,
     render_citation,
+    render_reference,
     rendered_citations,
 )
 from sitebuild.errors import BuildError
@@ -30,7 +31,8 @@ from tracefile.schemas import CHAPTER_TRACE
 REFERENCES = load_references({"references": {"he2016": {
     "authors": "Kaiming He et al.", "title": "Deep Residual Learning", "venue": "CVPR",
     "year": "2016", "arxiv": "1512.03385"}}})
-CITATION = str(render_citation(REFERENCES, "he2016"))
+CITATION = str(render_reference(REFERENCES, "he2016"))  # as the References list it
+IN_TEXT = str(render_citation(REFERENCES, "he2016"))  # as the text cites it
 
 
 def page(body: str, chrome: str = "Chapter") -> str:
@@ -213,21 +215,27 @@ def test_markdown_footnote_numbers_are_audited(trace: Trace) -> None:
 
 def test_citation_rendered_from_the_bibliography_is_exempt(trace: Trace) -> None:
     assert "2016" in CITATION and "1512.03385" in CITATION
-    assert audit(trace, f"<p>As shown by {CITATION}</p>") == []
+    assert "2016" in IN_TEXT and 'data-preview="' in IN_TEXT
+    assert audit(trace, f"<p>As shown by {CITATION} and {IN_TEXT}</p>") == []
 
 
 @pytest.mark.parametrize(
-    ("old", "new"),
-    [("2016", "2015"), ("CVPR", "CVPR 24"), ("Kaiming", "Kaiming 2")],
+    ("cited", "old", "new", "named"),
+    [(CITATION, "2016", "2015", "'2015'"), (CITATION, "CVPR", "CVPR 24", "'24'"),
+     (CITATION, "Kaiming", "Kaiming 2", "'2'"), (IN_TEXT, "2016)<", "2015)<", "'2015'"),
+     (IN_TEXT, "(2016)", "(2015)", "the data-preview attribute"),
+     (IN_TEXT, "CVPR.", "CVPR 24.", "the data-preview attribute")],
+    ids=["year", "venue", "author", "label", "preview-year", "preview-venue"],
 )
-def test_citation_not_from_the_bibliography_is_audited(trace: Trace, old: str,
-                                                       new: str) -> None:
-    tampered = CITATION.replace(old, new, 1)
+def test_citation_not_from_the_bibliography_is_audited(trace: Trace, cited: str, old: str,
+                                                       new: str, named: str) -> None:
+    assert old in cited
+    tampered = cited.replace(old, new, 1)
     findings = audit(trace, f"<p>{tampered}</p>")
     assert findings, tampered
     assert all("citation, version, verdict term or rule not rendered by the site" in f.message
                for f in findings)
-    assert any(f"'{new.split()[-1]}'" in f.message for f in findings), findings
+    assert any(named in f.message for f in findings), findings
 
 
 def test_hand_written_citation_is_audited(trace: Trace) -> None:

@@ -26,7 +26,7 @@ from diagrams.explorer import render_explorer
 from diagrams.format import traced, wrappable
 from diagrams.svg import NARROW
 from diagrams.words import number_words, trace_rules
-from sitebuild.citations import Reference
+from sitebuild.citations import load_references, render_reference
 from sitebuild.errors import BuildError
 from sitebuild.generator import read_settings
 from sitebuild.page_context import PageContext
@@ -50,8 +50,9 @@ FAKE_FILES = {
                    b"merge</title>\n\n<g/></svg>\n",
     "stack.html": b'<table class="traced-table"></table>\n',
 }
-REFERENCES = {"he2016": Reference("Kaiming He et al.", "Deep Residual Learning", "CVPR", "2016",
-                                  arxiv="1512.03385")}
+REFERENCES = load_references({"references": {"he2016": {
+    "authors": "Kaiming He et al.", "title": "Deep Residual Learning", "venue": "CVPR",
+    "year": "2016", "arxiv": "1512.03385"}}})
 #: The small project the render tests fill a pages folder from.
 PAGES = {
     "index.md": "# Chapter\n\ny = {{ tv('FORWARD.output') }}\n",
@@ -255,9 +256,23 @@ def test_number_words_cite_and_pinned_are_page_globals(context: PageContext) -> 
     out = render(context, "{{ number_words(12) }}|{{ cite('he2016') }}|{{ pinned('mkdocs') }}")
     words, citation, pin = out.split("|")
     assert words == "twelve"
-    assert citation.startswith('<cite class="citation">Kaiming He et al., “<a href='
-                               '"https://arxiv.org/abs/1512.03385">Deep Residual Learning')
+    assert citation.startswith('<cite class="citation"><a class="citation-ref" '
+                               'href="#ref-he2016" data-preview="Kaiming He et al. (2016). Deep')
+    assert citation.endswith('">(He et al. 2016)</a></cite>')
     assert pin == f'<code class="pinned" data-lock="mkdocs">{metadata.version("mkdocs")}</code>'
+
+
+def test_a_page_that_cites_ends_with_its_references(project: Path,
+                                                  context: PageContext) -> None:
+    page = project / "docs" / "cites.md"
+    page.write_text("# Cites\n\nAs {{ cite('he2016') }} and again {{ cite('he2016') }}.\n")
+    rendered = render_one(project, page, context)
+    body, _, section = rendered.partition("\n\n## References\n\n")
+    assert body.count('href="#ref-he2016"') == 2
+    assert section == (f'<ul class="references">\n<li id="ref-he2016">'
+                       f'{render_reference(REFERENCES, "he2016")}</li>\n</ul>\n')
+    page.write_text("# Cites nothing\n")
+    assert "References" not in render_one(project, page, context)
 
 
 # ---- the pages folder ----

@@ -25,6 +25,7 @@ VOID_ELEMENTS = frozenset({
 READER_ATTRS = (
     "alt", "title", "aria-label", "aria-description", "aria-roledescription",
     "aria-valuetext", "aria-placeholder", "placeholder", "label", "xlink:title",
+    "data-preview",  # a citation's preview (assets/js/provenance.js shows it)
 )
 # Attributes that put a number on screen for particular elements only.
 SHOWN_ATTRS = {"ol": ("start",), "li": ("value",), "input": ("value",)}

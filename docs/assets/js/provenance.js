@@ -1,9 +1,11 @@
-/* Provenance on tap and keyboard focus. Every traced number is a `.tv` element whose title
- * names its trace record and exact stored value; a title shows only on mouse hover. This
- * makes each one focusable and shows the same text in a small popover when it is tapped,
- * clicked or focused (or Enter is pressed on it); Escape, a tap elsewhere or moving focus
- * away closes it. The text is the
- * element's own title: nothing is computed here. */
+/* Provenance on tap and keyboard focus, and citation previews. Every traced number is a `.tv`
+ * element whose title names its trace record and exact stored value; a title shows only on
+ * mouse hover. This makes each one focusable and shows the same text in a small popover when
+ * it is tapped, clicked or focused (or Enter is pressed on it); Escape, a tap elsewhere or
+ * moving focus away closes it. A citation (`.citation-ref`, a link to the page's References)
+ * shows its entry in the same popover on hover and focus; a first tap shows it, a second
+ * follows the link. The text is the element's own title or data-preview: nothing is
+ * computed here. */
 (function () {
   "use strict";
 
@@ -23,7 +25,7 @@
 
   function show(el) {
     var box = ensurePopover();
-    var text = el.getAttribute("data-provenance") || "";
+    var text = el.getAttribute("data-provenance") || el.getAttribute("data-preview") || "";
     if (!text) return;
     if (current && current !== el) current.removeAttribute("aria-describedby");
     current = el;
@@ -59,14 +61,39 @@
     });
   }
 
+  function enhanceCitations(root) {
+    root.querySelectorAll(".md-typeset .citation-ref").forEach(function (el) {
+      if (el.hasAttribute("data-previewed")) return;
+      el.setAttribute("data-previewed", "");
+      // A tap focuses the link before its click: whether the preview was open is read
+      // at the touch itself.
+      var firstTap = false;
+      el.addEventListener("pointerdown", function (event) {
+        firstTap = event.pointerType === "touch" && current !== el;
+      });
+      el.addEventListener("mouseenter", function () { show(el); });
+      el.addEventListener("mouseleave", function () { if (current === el) hide(); });
+      el.addEventListener("focus", function () { show(el); });
+      el.addEventListener("blur", function () { if (current === el) hide(); });
+      el.addEventListener("click", function (event) {
+        event.stopPropagation();
+        if (firstTap) { event.preventDefault(); show(el); }
+        firstTap = false;
+      });
+    });
+  }
+
   document.addEventListener("keydown", function (event) {
     if (event.key === "Escape") hide();
   });
   document.addEventListener("click", function () { hide(); });
 
   if (typeof document$ !== "undefined") {
-    document$.subscribe(function () { hide(); enhance(document); });
+    document$.subscribe(function () { hide(); enhance(document); enhanceCitations(document); });
   } else {
-    document.addEventListener("DOMContentLoaded", function () { enhance(document); });
+    document.addEventListener("DOMContentLoaded", function () {
+      enhance(document);
+      enhanceCitations(document);
+    });
   }
 })();
