@@ -22,6 +22,7 @@ from diagrams.format import traced, wrappable
 from diagrams.svg import NARROW
 from diagrams.words import claim_rule, number_words, trace_rules, verdict_term
 from sitebuild.citations import PageCitations, Reference, pinned, render_pin
+from sitebuild.numbering import Numbering
 from sitebuild.paths import trace_url
 from tracefile import TraceSet
 from tracefile.errors import LocatedError
@@ -61,18 +62,24 @@ class PageContext:
                 f"differ from a fresh run of the engine ({names}). Its numbers are what those "
                 "files say, not what the engine computes.\n\n")
 
-    def page_globals(self, trace_id: str) -> dict[str, Any]:
-        """The Jinja globals of a page whose unqualified paths refer to ``trace_id``."""
+    def page_globals(self, trace_id: str,
+                     known: dict[str, tuple[str, int]] | None = None) -> dict[str, Any]:
+        """The Jinja globals of a page whose unqualified paths refer to ``trace_id``
+        (``known``: the labels of its figures, tables and equations, from a first
+        rendering)."""
         if trace_id not in self.traces.traces:
             raise PageError("<page>", None, f"front matter names trace {trace_id!r}; the site "
                             f"has {', '.join(self.traces.traces)}")
         page_traces = TraceSet(self.traces.traces, trace_id)
         trace = page_traces.traces[trace_id]
+        numbering = Numbering(known)
         return {
             "tv": lambda path, fmt="exact": traced(page_traces, path, fmt),
-            "diagram": self.diagram,
-            "chart": self.chart,
-            "table": self.table,
+            "diagram": lambda name: self.diagram(name, numbering),
+            "chart": lambda name, caption="": self.chart(name, caption, numbering),
+            "table": lambda name: self.table(name, numbering),
+            "equation": lambda label, caller: equation(label, caller(), numbering),
+            "ref": numbering,
             "trace": trace,
             "claims": trace.schema.claims,
             "traces": [(t, trace_url(t.trace_id)) for t in self.traces],
@@ -100,20 +107,27 @@ class PageContext:
             raise PageError("<page>", None, f"unknown {what} {name!r} (known: {', '.join(known)})")
         return self.files[name + suffix].decode("utf-8")
 
-    def diagram(self, name: str) -> Markup:
-        """The inline SVG of diagram ``name`` in a labelled wrapper; where the diagram has a
-        phone-width variant (``NAME-narrow``: a diagram, or a table), both, and the page's CSS
-        shows the one that fits the screen."""
-        wide = _region(*self._svg(name, "diagram"))
+    def diagram(self, name: str, numbering: Numbering) -> Markup:
+        """The inline SVG of diagram ``name`` in a labelled wrapper, a numbered figure
+        captioned with its title; where the diagram has a phone-width variant
+        (``NAME-narrow``: a diagram, or a table), both, and the page's CSS shows the one that
+        fits the screen."""
+        svg, title = self._svg(name, "diagram")
+        wide = _region(svg, title)
         narrow = f"{name}{NARROW}"
         if f"{narrow}.svg" in self.files:
-            other = _region(*self._svg(narrow, "diagram"))
+            drawn = Markup('<div class="figure-wide">\n{}\n</div>\n<div class="figure-narrow">'
+                           "\n{}\n</div>").format(wide, _region(*self._svg(narrow, "diagram")))
         elif f"{narrow}.html" in self.files:
-            other = self.table(f"{name}{NARROW}")
+            drawn = Markup('<div class="figure-wide">\n{}\n</div>\n<div class="figure-narrow">'
+                           "\n{}\n</div>").format(wide, self.table(narrow))
         else:
-            return wide
-        return Markup('<div class="figure-wide">\n{}\n</div>\n<div class="figure-narrow">\n{}\n'
-                      "</div>").format(wide, other)
+            drawn = wide
+        element_id = f"figure-{name}"
+        return Markup('<figure class="diagram-figure" id="{id}">\n{drawn}\n'
+                      "<figcaption>{label}. {title}</figcaption>\n</figure>").format(
+            id=element_id, drawn=drawn, label=numbering.label("Figure", element_id),
+            title=title)
 
     def _svg(self, name: str, what: str) -> tuple[str, str]:
         """A generated SVG without its blank lines, and its title (its name if it has none)."""
@@ -122,21 +136,21 @@ class PageContext:
         found = _TITLE.search(svg)
         return svg, html.unescape(found.group(1)) if found else name
 
-    def chart(self, name: str, caption: str = "") -> Markup:
-        """A chart: its drawings (wide and phone-width), a caption, and its plotted values as
-        a folded table of traced spans."""
+    def chart(self, name: str, caption: str, numbering: Numbering) -> Markup:
+        """A chart, a numbered figure: its drawings (wide and phone-width), a caption, and its
+        plotted values as a folded table of traced spans."""
         from diagrams.charts import chart_title, values_table
 
         return Markup(
             '<figure class="residual-chart" id="{name}">\n'
             '<div class="figure-wide">{wide}</div>\n<div class="figure-narrow">{narrow}</div>\n'
-            "<figcaption>{caption}</figcaption>\n"
+            "<figcaption>{label}. {caption}</figcaption>\n"
             '<details class="chart-values"><summary>The plotted values</summary>\n'
             '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">{table}'
             "</div></div>\n</details>\n</figure>"
         ).format(name=name, wide=_region(*self._svg(name, "chart")),
                  narrow=_region(*self._svg(f"{name}{NARROW}", "chart")),
-                 caption=caption or chart_title(name),
+                 caption=caption or chart_title(name), label=numbering.label("Figure", name),
                  table=Markup(values_table(name, self.traces)))
 
     def explorer(self) -> Markup:
@@ -147,13 +161,31 @@ class PageContext:
             raise PageError("<page>", None, f"the explorer needs trace {TRACE}")
         return Markup(render_explorer(self.traces.traces[TRACE]))
 
-    def table(self, name: str) -> Markup:
-        """The rendered HTML table ``name``, wrapped like Material wraps tables."""
+    def table(self, name: str, numbering: Numbering | None = None) -> Markup:
+        """The rendered HTML table ``name``, wrapped like Material wraps tables; with a
+        ``numbering``, a numbered table whose label opens its caption."""
         body = self._generated(name, ".html", "table").strip()
+        element_id = ""
+        if numbering is not None:
+            if "<caption>" not in body:
+                raise PageError("<page>", None, f"table {name!r} has no <caption> to number")
+            element_id = f"table-{name}"
+            body = body.replace("<caption>", Markup("<caption>{}. ").format(
+                numbering.label("Table", element_id)), 1)
         return Markup(
-            '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">\n{}\n'
+            '<div class="md-typeset__scrollwrap"{}><div class="md-typeset__table">\n{}\n'
             "</div></div>"
-        ).format(Markup(body))
+        ).format(Markup(f' id="{element_id}"') if element_id else "", Markup(body))
+
+
+def equation(label: str, tex: str, numbering: Numbering) -> Markup:
+    """Display math ``tex``, numbered: ``{% call equation("label") %}TeX{% endcall %}``."""
+    element_id = f"equation-{label}"
+    return Markup(
+        '<div class="numbered-equation" id="{id}">\n<div class="arithmatex">\\[{tex}\\]</div>\n'
+        "{number}\n</div>"
+    ).format(id=element_id, tex=" ".join(str(tex).split()),
+             number=numbering.label("Equation", element_id))
 
 
 def _region(svg: str, label: str) -> Markup:

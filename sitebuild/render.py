@@ -2,8 +2,9 @@
 
 Contract: ``render_pages(root, context, pages_dir, only)`` makes ``pages_dir`` hold exactly
 what the site generator reads: each ``docs/**/*.md`` rendered (front matter ``trace:`` names
-the trace its unqualified paths read; a page that cites ends with its References), the other
-files of ``docs/`` as they are, the vendored
+the trace its unqualified paths read; a page that cites ends with its References; one that
+names a figure before showing it is rendered twice, ``numbering``), the other files of
+``docs/`` as they are, the vendored
 KaTeX and search worker shim, and each trace at ``trace/<id>.trace`` (the parsed trace's
 bytes). A symbolic link under ``docs/`` is refused: only files inside the project publish.
 A file is written only when its bytes change; ``only`` re-renders just those pages. Returns
@@ -78,14 +79,18 @@ def render_one(root: Path, source: Path, context: PageContext) -> str:
         if not isinstance(trace_id, str):
             raise PageError(name, None, f"front matter's trace must be a trace's name, "
                             f"got {trace_id!r}")
-        page_globals = context.page_globals(trace_id)
+        context.page_globals(trace_id)  # the trace is known
     except LocatedError as err:
         line = next((n for n, row in enumerate(text.splitlines()[:offset], 1)
                      if _TRACE_KEY.match(row)), None)
         raise PageError(name, line, err.message) from None
     # The front matter stays for the generator (a title, say); the banner goes after it.
     front = "".join(text.splitlines(keepends=True)[:offset])
+    page_globals = context.page_globals(trace_id)
     page = render_page(body, name, page_globals, offset)
+    if page_globals["ref"].missed:  # a reference came before its figure: number, then name
+        page_globals = context.page_globals(trace_id, page_globals["ref"].shown)
+        page = render_page(body, name, page_globals, offset)
     return front + context.banner() + page + page_globals["cite"].section()
 
 

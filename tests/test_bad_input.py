@@ -213,6 +213,9 @@ FAILURES: dict[str, Failure] = {
                                   "number '0.0425'"),
     "page-includes-itself": page_edit("render", '--8<-- "docs/building.md"',
                                       rf"{PAGE}:{{at}}: includes 'docs/building\.md'"),
+    "ref-to-a-missing-figure": page_edit(
+        "render", 'As {{ ref("figure-nowhere") }} shows.',
+        rf"{PAGE}:{{at}}: ref\('figure-nowhere'\): no figure, table or equation of the page "),
     "counted-at-render": page_edit("render", "The site has {{ traces | length }} traces.",
                                    rf"{PAGE}:{{at}}: an expression shows the number 3"),
     # raw HTML escapes MkDocs' own link validation: the links gate names the page's line

@@ -350,6 +350,25 @@ def test_a_citation_previews_its_entry_and_links_to_the_references(
 
 @pytest.mark.slow
 @pytest.mark.browser
+def test_a_reference_previews_the_caption_of_its_figure(browser: Any, site_url: str) -> None:
+    with visit(browser, url_of(site_url, "index.html")) as seen:
+        tab = seen.page
+        refs = tab.locator("article .element-ref")
+        assert refs.count() >= 3
+        for at in range(refs.count()):
+            ref = refs.nth(at)
+            target = tab.locator(ref.evaluate("el => el.hash"))
+            caption = target.locator("figcaption, caption, .element-number").first
+            shown = " ".join((caption.text_content() or "").split())
+            assert shown.startswith(ref.text_content().replace("Equation ", "(")), shown
+            ref.hover()
+            popover = tab.locator("#tv-popover")
+            assert popover.is_visible() and popover.text_content() == shown
+        seen.assert_clean()
+
+
+@pytest.mark.slow
+@pytest.mark.browser
 def test_provenance_on_tap_and_keyboard(browser: Any, site_url: str) -> None:
     with visit(browser, url_of(site_url, "index.html"), viewport=PHONE, touch=True) as seen:
         tab = seen.page

@@ -238,6 +238,17 @@ def test_citation_not_from_the_bibliography_is_audited(trace: Trace, cited: str,
     assert any(named in f.message for f in findings), findings
 
 
+def test_a_typed_or_out_of_step_figure_number_is_audited(trace: Trace) -> None:
+    label = '<span class="element-number" data-for="figure-a">Figure {}</span>'
+    ref = '<a class="element-ref" href="#figure-a">Figure {}</a>'
+    assert audit(trace, f"<figure>{label.format(1)}</figure><p>See {ref.format(1)}.</p>") == []
+    assert ["'2'" in f.message for f in audit(
+        trace, f"<figure>{label.format(2)}</figure>")] == [True]  # the page's first is 1
+    assert ["'3'" in f.message for f in audit(
+        trace, f"<figure>{label.format(1)}</figure><p>See {ref.format(3)}.</p>")] == [True]
+    assert ["'3'" in f.message for f in audit(trace, "<p>As Figure 3 shows.</p>")] == [True]
+
+
 def test_hand_written_citation_is_audited(trace: Trace) -> None:
     findings = audit(trace, '<p><cite class="citation">He et al., 2016</cite></p>')
     assert len(findings) == 1 and "'2016'" in findings[0].message

@@ -29,6 +29,7 @@ from diagrams.words import number_words, trace_rules
 from sitebuild.citations import load_references, render_reference
 from sitebuild.errors import BuildError
 from sitebuild.generator import read_settings
+from sitebuild.numbering import Numbering
 from sitebuild.page_context import PageContext
 from sitebuild.paths import CHAPTER_TRACE, trace_url
 from sitebuild.render import (
@@ -48,7 +49,7 @@ TRACE_PATHS = {trace_id: GOLDEN_DIR / schema.file_name for trace_id, schema in S
 FAKE_FILES = {
     "forward.svg": b'<svg class="residual-diagram"><title id="forward-title">Forward &amp; '
                    b"merge</title>\n\n<g/></svg>\n",
-    "stack.html": b'<table class="traced-table"></table>\n',
+    "stack.html": b'<table class="traced-table"><caption>Stacks</caption></table>\n',
 }
 REFERENCES = load_references({"references": {"he2016": {
     "authors": "Kaiming He et al.", "title": "Deep Residual Learning", "venue": "CVPR",
@@ -161,21 +162,27 @@ def test_every_failure_names_the_page_and_line(context: PageContext, source: str
     assert fragment in str(caught.value) and "\n" not in str(caught.value)
 
 
-def test_diagrams_are_wrapped_for_scrolling_and_labelled(context: PageContext) -> None:
+def test_diagrams_and_tables_are_numbered_wrapped_and_labelled(context: PageContext) -> None:
     out = render(context, "{{ diagram('forward') }}")
-    assert out == ('<div class="diagram-scroll" tabindex="0" role="region" '
+    assert out == ('<figure class="diagram-figure" id="figure-forward">\n'
+                   '<div class="diagram-scroll" tabindex="0" role="region" '
                    'aria-label="Forward &amp; merge">\n<svg class="residual-diagram">'
-                   '<title id="forward-title">Forward &amp; merge</title>\n<g/></svg>\n</div>')
+                   '<title id="forward-title">Forward &amp; merge</title>\n<g/></svg>\n</div>\n'
+                   '<figcaption><span class="element-number" data-for="figure-forward">Figure 1'
+                   '</span>. Forward &amp; merge</figcaption>\n</figure>')
     table = render(context, "{{ table('stack') }}")
-    assert table == ('<div class="md-typeset__scrollwrap"><div class="md-typeset__table">\n'
-                     '<table class="traced-table"></table>\n</div></div>')
+    assert table == ('<div class="md-typeset__scrollwrap" id="table-stack">'
+                     '<div class="md-typeset__table">\n<table class="traced-table"><caption>'
+                     '<span class="element-number" data-for="table-stack">Table 1</span>. '
+                     'Stacks</caption></table>\n</div></div>')
 
 
 def test_a_diagram_with_a_phone_width_variant_shows_both(context: PageContext) -> None:
     narrow = b'<svg class="residual-diagram"><title>Forward, narrow</title></svg>\n'
     both = dataclasses.replace(context, files={**context.files, "forward-narrow.svg": narrow})
     out = render(both, "{{ diagram('forward') }}")
-    assert out.startswith('<div class="figure-wide">\n<div class="diagram-scroll"')
+    assert out.startswith('<figure class="diagram-figure" id="figure-forward">\n'
+                          '<div class="figure-wide">\n<div class="diagram-scroll"')
     assert '<div class="figure-narrow">\n<div class="diagram-scroll" tabindex="0" ' \
            'role="region" aria-label="Forward, narrow">' in out
 
@@ -185,7 +192,8 @@ def test_a_chart_is_one_figure_holding_its_drawings_and_values_whole(
     out = render(context, f'{{{{ chart("{CHART}", "A caption & more.") }}}}', EXPLORER)
     assert out.startswith(f'<figure class="residual-chart" id="{CHART}">\n')
     assert out.endswith("</figure>") and out.count("<figure") == 1
-    assert "<figcaption>A caption &amp; more.</figcaption>" in out
+    assert (f'<figcaption><span class="element-number" data-for="{CHART}">Figure 1</span>. '
+            "A caption &amp; more.</figcaption>") in out
     for file_name in (f"{CHART}.svg", f"{CHART}{NARROW}.svg"):
         svg = "\n".join(line for line in chart_files[file_name].decode().splitlines()
                         if line.strip())
@@ -198,7 +206,7 @@ def test_a_chart_is_one_figure_holding_its_drawings_and_values_whole(
 
 def test_a_chart_without_a_caption_is_captioned_with_its_title(context: PageContext) -> None:
     out = render(context, f"{{{{ chart('{CHART}') }}}}", EXPLORER)
-    assert f"<figcaption>{chart_title(CHART)}</figcaption>" in out
+    assert f"</span>. {chart_title(CHART)}</figcaption>" in out
 
 
 def test_explorer_returns_the_explorers_html(context: PageContext,
@@ -273,6 +281,26 @@ def test_a_page_that_cites_ends_with_its_references(project: Path,
                        f'{render_reference(REFERENCES, "he2016")}</li>\n</ul>\n')
     page.write_text("# Cites nothing\n")
     assert "References" not in render_one(project, page, context)
+
+
+def test_a_reference_before_its_figure_is_numbered_and_a_missing_one_fails_at_its_line(
+        project: Path, context: PageContext) -> None:
+    page = project / "docs" / "refs.md"
+    page.write_text("# Refs\n\nSee {{ ref('table-stack') }}.\n\n{{ table('stack') }}\n")
+    rendered = render_one(project, page, context)
+    assert 'See <a class="element-ref" href="#table-stack">Table 1</a>.' in rendered
+    page.write_text("# Refs\n\n{{ table('stack') }}\n\nSee {{ ref('figure-nowhere') }}.\n")
+    with pytest.raises(PageError, match=r"^docs/refs\.md:5: ref\('figure-nowhere'\): no "
+                                        r"figure, table or equation of the page has that label "
+                                        r"\(it has: table-stack\)$"):
+        render_one(project, page, context)
+
+
+def test_an_equation_is_display_math_with_its_number(context: PageContext) -> None:
+    out = render(context, '{% call equation("merge") %}\ny = x + F(x) & z < 1\n{% endcall %}')
+    assert out == ('<div class="numbered-equation" id="equation-merge">\n'
+                   '<div class="arithmatex">\\[y = x + F(x) &amp; z &lt; 1\\]</div>\n'
+                   '<span class="element-number" data-for="equation-merge">(1)</span>\n</div>')
 
 
 # ---- the pages folder ----
@@ -464,7 +492,7 @@ def test_markdown_passes_a_chart_and_the_explorer_through_unchanged(
     rendered = render_one(project, page, context)
     names, configs = markdown_extensions()
     html = markdown.markdown(rendered, extensions=names, extension_configs=configs)
-    chart = str(context.chart(CHART, "The gradient."))
+    chart = str(context.chart(CHART, "The gradient.", Numbering()))
     explorer = str(context.explorer())
     assert chart in html and explorer in html
     spans = re.findall(r'<span class="tv"[^>]*>[^<]*</span>', rendered)

@@ -5,10 +5,11 @@ Contract, over the article of every built page: each ``.tv`` element shows
 other number or verdict word a reader sees or hears (text, code, math, ``READER_ATTRS``) is a
 finding. Exempt by structure only: code listings, scripts and styles, a citation or a package
 version exactly as ``sitebuild.citations`` renders it, a verdict term or a claim's rule exactly
-as ``diagrams.words`` renders it. Diagrams: ``gates.figures``. (Footnotes are not enabled:
-their numbers would be findings.) The page around the article (navigation, ``<title>``, the
-meta description), from ``mkdocs.yml``, holds no number at all: a finding there names
-``mkdocs.yml``.
+as ``diagrams.words`` renders it, a figure's, table's or equation's number, or a reference to
+one, in step with the page's numbering (``sitebuild.numbering``). Diagrams: ``gates.figures``.
+(Footnotes are not enabled: their numbers would be findings.) The page around the article
+(navigation, ``<title>``, the meta description), from ``mkdocs.yml``, holds no number at all:
+a finding there names ``mkdocs.yml``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from sitebuild.gates.pages import (
     html_pages,
     is_listing_code,
 )
+from sitebuild.numbering import numbered_html
 from tracefile import SCHEMAS, Trace, TraceSet
 from tracefile.claims import VERDICTS
 from tracefile.errors import LocatedError, shorten
@@ -49,7 +51,7 @@ VERDICT_WORD = re.compile(rf"\b(?:{'|'.join(VERDICTS)})\b", re.IGNORECASE)
 CHROME = "around the article (mkdocs.yml's site_name, site_description or nav)"
 CHROME_SOURCE = "mkdocs.yml"
 VETTED = frozenset({("cite", "citation"), ("code", "pinned"), ("dfn", "verdict-term"),
-                    ("span", "claim-rule")})
+                    ("span", "claim-rule"), ("span", "element-number"), ("a", "element-ref")})
 
 
 def audit_site(site_dir: Path, traces: Trace | TraceSet,
@@ -80,7 +82,8 @@ def audit_page(page: str, html: str, trace: Trace | TraceSet,
                diagrams: ExpectedDiagrams | None = None,
                citations: frozenset[str] = frozenset()) -> list[Finding]:
     """Audit one page's HTML (`citations`: the exact HTML of every accepted citation)."""
-    parser = _AuditParser(page, html, trace, diagrams or ExpectedDiagrams(trace), citations)
+    parser = _AuditParser(page, html, trace, diagrams or ExpectedDiagrams(trace),
+                          citations | numbered_html(html))
     parser.feed(html)
     parser.close()
     return parser.finish(prose=page not in THEME_PAGES)

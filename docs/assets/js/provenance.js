@@ -3,9 +3,10 @@
  * mouse hover. This makes each one focusable and shows the same text in a small popover when
  * it is tapped, clicked or focused (or Enter is pressed on it); Escape, a tap elsewhere or
  * moving focus away closes it. A citation (`.citation-ref`, a link to the page's References)
- * shows its entry in the same popover on hover and focus; a first tap shows it, a second
- * follows the link. The text is the element's own title or data-preview: nothing is
- * computed here. */
+ * or a reference to a figure, table or equation (`.element-ref`) shows its entry or the
+ * element's caption in the same popover on hover and focus; a first tap shows it, a second
+ * follows the link. The text is the element's own title or data-preview, or the caption's
+ * text: nothing is computed here. */
 (function () {
   "use strict";
 
@@ -25,7 +26,8 @@
 
   function show(el) {
     var box = ensurePopover();
-    var text = el.getAttribute("data-provenance") || el.getAttribute("data-preview") || "";
+    var text = el.getAttribute("data-provenance") || el.getAttribute("data-preview") ||
+      captionOf(el);
     if (!text) return;
     if (current && current !== el) current.removeAttribute("aria-describedby");
     current = el;
@@ -38,6 +40,13 @@
                                     - box.offsetWidth - 8));
     box.style.left = left + "px";
     box.style.top = (rect.bottom + window.scrollY + 6) + "px";
+  }
+
+  // A reference to a figure, table or equation previews what the page captions it with.
+  function captionOf(el) {
+    var target = el.hash && document.getElementById(el.hash.slice(1));
+    var caption = target && target.querySelector("figcaption, caption, .element-number");
+    return caption ? caption.textContent.replace(/\s+/g, " ").trim() : "";
   }
 
   function hide() {
@@ -62,7 +71,8 @@
   }
 
   function enhanceCitations(root) {
-    root.querySelectorAll(".md-typeset .citation-ref").forEach(function (el) {
+    root.querySelectorAll(".md-typeset .citation-ref, .md-typeset .element-ref")
+        .forEach(function (el) {
       if (el.hasAttribute("data-previewed")) return;
       el.setAttribute("data-previewed", "");
       // A tap focuses the link before its click: whether the preview was open is read
