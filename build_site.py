@@ -109,6 +109,9 @@ def parser() -> argparse.ArgumentParser:
                        "(default: mkdocs; zensical: docs/building.md lists what differs)")
     build.add_argument("--force", action="store_true",
                        help="rebuild even when nothing changed since the last published site")
+    build.add_argument("--pdf", action="store_true",
+                       help="also print the chapter and both labs as one PDF with Chromium, "
+                       "linked from every page (./dev pdf; needs ./dev setup's browser)")
     serve = _add(sub, "serve", "preview with live reload (no gates, no publish)",
                  "Render the pages and serve a preview on 127.0.0.1, rebuilt whenever a page, "
                  "template, diagram or engine source changes. It publishes nothing and runs no "

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from sitebuild import build_folder, cache, gates, generated, publish
+from sitebuild import build_folder, cache, gates, generated, pdf, publish
 from sitebuild.cache import Cache
 from sitebuild.citations import project_references
 from sitebuild.engine_runs import CELL_CACHE, off_reference_note, run_engine
@@ -47,6 +47,7 @@ class Options:
     site_url: str | None = None
     force: bool = False
     generator: str = "mkdocs"
+    pdf: bool = False  # also print the PDF edition (``sitebuild.pdf``), linked from every page
 
     @property
     def cache(self) -> Cache:
@@ -77,7 +78,8 @@ def build(root: Path, options: Options, progress: Progress) -> int:
         build_folder.remove_leftovers(out.parent, options.cache.root)  # from killed builds
         inputs = engine_and_traces(root, options, progress)
         key = cache.site_key(root, inputs.traces, inputs.report, inputs.generated_key,
-                             repr((options.site_url, options.generator, inputs.unverified)))
+                             repr((options.site_url, options.generator, inputs.unverified,
+                                   options.pdf)))
         if not options.force and cache.is_up_to_date(build_dir, out, key):
             progress.total(f"up to date: {shown(out)} was built from these inputs "
                            "(--force rebuilds)")
@@ -166,8 +168,8 @@ def pages(root: Path, options: Options, inputs: Inputs, progress: Progress) -> P
                      f"(cache {status})")
     with progress.phase("render") as notes:
         report = None if inputs.report is None else inputs.report.decode("utf-8", "replace")
-        context = PageContext(inputs.traces, report, files,
-                              project_references(root), root, inputs.unverified)
+        context = PageContext(inputs.traces, report, files, project_references(root), root,
+                              inputs.unverified, pdf.EDITION if options.pdf else None)
         written = render_pages(root, context, options.build_dir / "pages")
         notes.append(f"{len(written)} file(s) changed in {shown(options.build_dir / 'pages')}")
     return context
@@ -181,6 +183,10 @@ def site_phases(root: Path, options: Options, context: PageContext, progress: Pr
             generate_site(root, options.build_dir / "pages", tmp, options.site_url,
                           options.generator)
             notes.append(f"--strict into {shown(tmp)}")
+        if options.pdf:
+            with progress.phase("pdf") as notes:
+                edition = pdf.print_edition(tmp)
+                notes.append(f"{edition.name}, {edition.stat().st_size // 1024} KB")
         with progress.phase("gates") as notes:
             svgs = {name.removesuffix(".svg"): data.decode("utf-8")
                     for name, data in context.files.items() if name.endswith(".svg")}

@@ -52,6 +52,16 @@ class PageContext:
     references: dict[str, Reference]
     root: Path
     unverified: tuple[str, ...] = ()
+    edition: str | None = None  # the PDF edition's path in the site, when one is printed
+
+    def edition_link(self, page: str) -> str:
+        """The link every page opens with to the PDF edition (none without one); ``page`` is
+        the page's path under docs/."""
+        if self.edition is None:
+            return ""
+        up = "../" * page.count("/")
+        return (f'<p class="edition-link"><a href="{up}{self.edition}">The chapter and both '
+                "labs as one PDF, for print</a></p>\n\n")
 
     def banner(self) -> str:
         """The warning every page opens with when a trace is not the engine's own run."""

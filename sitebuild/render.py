@@ -91,6 +91,8 @@ def render_one(root: Path, source: Path, context: PageContext) -> str:
     if page_globals["ref"].missed:  # a reference came before its figure: number, then name
         page_globals = context.page_globals(trace_id, page_globals["ref"].shown)
         page = render_page(body, name, page_globals, offset)
+    if link := context.edition_link(name.removeprefix("docs/")):  # under the page's title
+        page = _TITLE_LINE.sub(lambda title: f"{title.group(0)}\n{link}", page, count=1)
     return front + context.banner() + page + page_globals["cite"].section()
 
 
@@ -229,6 +231,7 @@ def _describe(err: Exception) -> str:
     return f"{err.__class__.__name__}: {err}"
 
 
+_TITLE_LINE = re.compile(r"^# .*\n", re.M)
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 
 

@@ -1,0 +1,124 @@
+"""The PDF edition: the chapter and both labs in one document, printed by Chromium from the
+built site.
+
+Contract: ``print_edition(site_dir)`` serves ``site_dir`` on a private loopback port, opens the
+chapter in headless Chromium (Debian's, through Playwright, as the browser tests do), appends
+each lab's article after it as a part of its own (its ids prefixed, so links stay inside the
+part), typesets the parts' math with the site's KaTeX, puts a table of contents first, and
+prints the whole to ``site_dir/EDITION``: A4, page numbers in the footer, the headings as the
+PDF's outline, each traced value followed by its record (``@media print`` in extra.css). A
+missing Playwright or Chromium, or a page that does not load, is a ``BuildError``.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sitebuild.errors import BuildError
+
+EDITION = "residual-connections.pdf"
+PARTS = ("labs/gradient-flow.html", "labs/residual-stream.html")  # after the chapter
+CHROMIUM = Path("/usr/bin/chromium")
+FOOTER = ('<div style="width:100%;font-size:8px;text-align:center;color:#555">'
+          '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+# Runs in the chapter's page: the parts appended, their math typeset as katex-init.js does,
+# the table of contents put first. Resolves to the number of formulas KaTeX could not typeset.
+ASSEMBLE = """async (parts) => {
+  const main = document.querySelector("article");
+  for (const [at, url] of parts.entries()) {
+    const html = await (await fetch(url)).text();
+    const article = new DOMParser().parseFromString(html, "text/html").querySelector("article");
+    const part = document.createElement("section");
+    part.className = "edition-part";
+    const prefix = "part" + (at + 1) + "-";
+    article.querySelectorAll("[id]").forEach((el) => { el.id = prefix + el.id; });
+    article.querySelectorAll('a[href^="#"]').forEach((el) => {
+      el.setAttribute("href", "#" + prefix + el.getAttribute("href").slice(1));
+    });
+    part.append(...article.childNodes);
+    main.append(part);
+  }
+  let failed = 0;
+  document.querySelectorAll(".arithmatex").forEach((el) => {
+    if (el.querySelector(".katex")) return;
+    const tex = el.textContent.trim().replace(/^\\\\[([]/, "").replace(/\\\\[)\\]]$/, "");
+    try {
+      katex.render(tex, el, {displayMode: el.tagName === "DIV", throwOnError: true});
+    } catch (err) {
+      failed += 1;
+    }
+  });
+  document.querySelectorAll("article .tv[data-trace]").forEach((el) => {
+    el.dataset.record = el.dataset.trace.split(":").pop();
+  });
+  const toc = document.createElement("nav");
+  toc.className = "edition-toc";
+  const heading = document.createElement("h2");
+  heading.textContent = "Contents";
+  const list = document.createElement("ul");
+  main.querySelectorAll("h1[id], h2[id]").forEach((h) => {
+    const item = document.createElement("li");
+    item.className = h.tagName === "H1" ? "edition-toc-part" : "";
+    const link = document.createElement("a");
+    link.href = "#" + h.id;
+    link.textContent = h.textContent.replace(/\\u00b6$/, "").trim();
+    item.append(link);
+    list.append(item);
+  });
+  toc.append(heading, list);
+  main.prepend(toc);
+  return failed;
+}"""
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        """Silent: the build prints its own progress."""
+
+
+@contextmanager
+def _served(site_dir: Path) -> Iterator[str]:
+    """``site_dir`` over HTTP on a free loopback port, for as long as the block runs."""
+    handler = functools.partial(_QuietHandler, directory=str(site_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def print_edition(site_dir: Path) -> Path:
+    """Print the edition into ``site_dir`` (see the module doc); its path."""
+    try:
+        from playwright.sync_api import Error, sync_playwright
+    except ImportError:
+        raise BuildError("pdf", "the PDF edition needs Playwright: ./dev setup") from None
+    if not CHROMIUM.exists():
+        raise BuildError("pdf", f"the PDF edition needs {CHROMIUM}: ./dev setup") from None
+    target = site_dir / EDITION
+    with _served(site_dir) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                             args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.goto(url + "index.html", wait_until="networkidle")
+            failed = page.evaluate(ASSEMBLE, [url + part for part in PARTS])
+            if failed:
+                raise BuildError("pdf", f"KaTeX could not typeset {failed} formula(s)")
+            page.pdf(path=str(target), format="A4", print_background=True, outline=True,
+                     tagged=True, display_header_footer=True, header_template="<span></span>",
+                     footer_template=FOOTER,
+                     margin={"top": "16mm", "bottom": "18mm", "left": "16mm", "right": "16mm"})
+        except Error as err:
+            raise BuildError("pdf", f"Chromium could not print the edition: "
+                             f"{' '.join(str(err).split())[:300]}") from None
+        finally:
+            browser.close()
+    return target

@@ -1,0 +1,96 @@
+"""Tests for the PDF edition (sitebuild/pdf.py, ``build_site.py build --pdf``), read back the way
+a reader's viewer reads it: poppler's ``pdftotext`` and ``pdffonts``.
+
+One build with ``--pdf`` per module. Its PDF must hold the contents, each part's title, a
+traced number as the site shows it, the caption of every numbered figure and table of the
+chapter and both labs (a traced value in a caption is followed by its record, as everywhere
+in print), and only embedded fonts with no replacement characters; every page links to it.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from site_support import BuiltSite, build_or_fail
+
+from sitebuild.pdf import EDITION, PARTS
+from tracefile import SCHEMAS, load_trace
+
+PAGES = ("index.html", *PARTS)
+_TRACED = re.compile(r'<span class="tv" data-trace="[^":]*:([^"]+)"[^>]*>(.*?)</span>', re.S)
+_CAPTION = re.compile(r"<(figcaption|caption)>(.*?)</\1>", re.S)
+
+
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
+    base = tmp_path_factory.mktemp("pdf-build")
+    return build_or_fail(base / "site", base / "build", extra=("--pdf",))
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def squashed(text: str) -> str:
+    return re.sub(r"[\s-]+", "", text)
+
+
+def pdf_text(pdf: Path) -> str:
+    done = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                          check=True)
+    return words(done.stdout)
+
+
+def printed(fragment: str) -> str:
+    """An HTML fragment's text as the edition prints it: each traced value with its record."""
+    fragment = _TRACED.sub(lambda span: f"{span.group(2)} {span.group(1)}", fragment)
+    return words(html.unescape(re.sub(r"<[^>]+>", "", fragment)))
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_edition_holds_its_parts_a_traced_number_and_every_caption(
+        edition: BuiltSite) -> None:
+    text = pdf_text(edition.site / EDITION)
+    assert text.startswith("Contents ")
+    for title in ("Residual connections", "Gradients through depth",
+                  "The residual stream in a small trained decoder", "References"):
+        assert title in text, title
+    chapter = load_trace(edition.site / "trace" / "residual-connections-v2.trace",
+                         SCHEMAS["residual-connections-v2"]).resolve("CONFIG.chapter")
+    assert f"Chapter {chapter} CONFIG.chapter of the decoder" in text
+    # Every numbered element's caption (a phone-width variant prints not at all), compared
+    # without spaces and hyphens: a line may break at a hyphen, which pdftotext then drops.
+    captions = [printed(found.group(2)) for page in PAGES
+                for found in _CAPTION.finditer((edition.site / page).read_text())
+                if 'class="element-number"' in found.group(2)]
+    assert len(captions) > 20
+    missing = [caption for caption in captions if squashed(caption) not in squashed(text)]
+    assert not missing, missing[:3]
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_edition_embeds_every_font_and_lacks_no_glyph(edition: BuiltSite) -> None:
+    pdf = edition.site / EDITION
+    done = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True, check=True)
+    fonts = done.stdout.splitlines()[2:]
+    assert fonts and all(row.split()[-5] == "yes" for row in fonts), done.stdout  # "emb"
+    assert "\ufffd" not in pdf_text(pdf)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_every_page_links_to_the_edition(edition: BuiltSite) -> None:
+    pages = sorted(edition.site.rglob("*.html"))
+    assert len(pages) >= 5
+    for page in pages:
+        if page.name == "404.html":
+            continue
+        found = re.search(r'<p class="edition-link"><a href="([^"]+)">', page.read_text())
+        assert found, page
+        assert (page.parent / found.group(1)).resolve() == (edition.site / EDITION).resolve()
