@@ -32,11 +32,11 @@ def test_a_broken_workflow_fails_the_schema(tmp_path: Path) -> None:
     assert validate(broken).returncode != 0
 
 
-def test_it_tests_then_builds_for_the_pages_address() -> None:
+def test_it_tests_then_builds_with_the_pdf_for_the_pages_address() -> None:
     jobs = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]
     runs = [step.get("run", "") for step in jobs["build"]["steps"]]
     test = runs.index("./dev test")  # the README's test command
-    build = next(i for i, run in enumerate(runs) if run.startswith("./dev build"))
+    build = next(i for i, run in enumerate(runs) if run.startswith("./dev pdf"))  # build --pdf
     assert test < build and "--site-url" in runs[build] and "127.0.0.1" not in runs[build]
     upload = next(s for s in jobs["build"]["steps"]
                   if s.get("uses", "").startswith("actions/upload-pages-artifact"))
