@@ -1,11 +1,13 @@
-"""Command line: ``python -m engine report``, ``python -m engine traces`` and
-``python -m engine trace [TRACE-ID] [-o FILE]``.
+"""Command line: ``python -m engine report``, ``python -m engine traces``,
+``python -m engine trace [TRACE-ID] [-o FILE]`` and ``python -m engine run TRACE-ID EXPERIMENT...``.
 
 Contract: `report` prints the learner report; `traces` lists the trace ids the engine writes,
 one per line; `trace` runs one experiment (default: the chapter's) and prints its trace, or
 with ``-o FILE`` writes it atomically (a temporary file in the same directory, then
 `os.replace`), so a reader never sees a half-written trace; ``-o`` replaces only a
-regular file (never a link, FIFO, device or folder). Every user error is one line on
+regular file (never a link, FIFO, device or folder). `run` runs a trace's experiments (the
+trained cells from their cache) and prints the records of the ones named, the lines of the
+trace they write (``TraceSchema.experiments`` names them). Every user error is one line on
 stderr (``engine: error: ...``) and exit status 2; a result that cannot be written (disk
 full, read-only, no permission, standard output included) is one such line and exit
 status 1. Never a traceback. Every command first pins the numerics (`engine.numerics.pin`),
@@ -75,12 +77,37 @@ def build_parser() -> argparse.ArgumentParser:
         "--report", metavar="FILE", type=Path,
         help=f"also write the learner report of the same run to FILE ({CHAPTER_TRACE} only)",
     )
+    rerun = commands.add_parser(
+        "run", help="run a trace's experiments and print the records of the ones named",
+        description="Run the experiments of one trace (trained cells come from their cache) "
+        "and print the records of the experiments named: the lines of the trace they write.")
+    rerun.add_argument("trace_id", metavar="TRACE-ID", help="which trace (see `traces`)")
+    rerun.add_argument("names", nargs="+", metavar="EXPERIMENT",
+                       help="which experiments, as the lab names them (`ten-layers`)")
     return parser
+
+
+def _records(trace_id: str, names: list[str]) -> str:
+    """The record lines of experiments ``names`` of trace ``trace_id``, from a fresh run."""
+    from engine.trace import experiment
+    from tracefile.writer import record_lines
+
+    run = experiment(trace_id)  # an unknown trace says which there are
+    known = SCHEMAS[trace_id].experiments
+    if unknown := [name for name in names if name not in known]:
+        raise EngineError(f"run: trace {trace_id} has no experiment {unknown[0]!r}; it has "
+                          f"{', '.join(known)}")
+    results = run()
+    return "".join(f"{line}\n" for name in names for spec in known[name]
+                   for line in record_lines(spec, results))
 
 
 def _run(args: argparse.Namespace) -> None:
     if args.command == "traces":
         sys.stdout.write("".join(f"{trace_id}\n" for trace_id in SCHEMAS))
+        return
+    if args.command == "run":
+        _emit(_records(args.trace_id, args.names), None, "records")
         return
     if args.command == "report":
         from engine.report import render_report

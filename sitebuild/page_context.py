@@ -24,7 +24,7 @@ from diagrams.words import claim_rule, number_words, trace_rules, verdict_term
 from sitebuild.citations import PageCitations, Reference, pinned, render_pin
 from sitebuild.numbering import Numbering
 from sitebuild.paths import trace_url
-from tracefile import TraceSet
+from tracefile import Trace, TraceSet
 from tracefile.errors import LocatedError
 
 
@@ -90,6 +90,7 @@ class PageContext:
             "table": lambda name: self.table(name, numbering),
             "equation": lambda label, caller: equation(label, caller(), numbering),
             "ref": numbering,
+            "rerun": lambda *names: rerun_command(trace, names),
             "trace": trace,
             "claims": trace.schema.claims,
             "traces": [(t, trace_url(t.trace_id)) for t in self.traces],
@@ -186,6 +187,16 @@ class PageContext:
             '<div class="md-typeset__scrollwrap"{}><div class="md-typeset__table">\n{}\n'
             "</div></div>"
         ).format(Markup(f' id="{element_id}"') if element_id else "", Markup(body))
+
+
+def rerun_command(trace: Trace, names: tuple[str, ...]) -> Markup:
+    """The command that reruns the page's experiments ``names`` and prints their records."""
+    known = trace.schema.experiments
+    if not names or (unknown := [name for name in names if name not in known]):
+        raise PageError("<page>", None, f"rerun: trace {trace.trace_id} has no experiment "
+                        f"{(unknown[0] if names else '')!r} (it has: {', '.join(known)})")
+    return Markup('<code class="rerun">python -m engine run {} {}</code>').format(
+        trace.trace_id, " ".join(names))
 
 
 def equation(label: str, tex: str, numbering: Numbering) -> Markup:

@@ -101,7 +101,7 @@ def print_edition(site_dir: Path) -> Path:
     except ImportError:
         raise BuildError("pdf", "the PDF edition needs Playwright: ./dev setup") from None
     if not CHROMIUM.exists():
-        raise BuildError("pdf", f"the PDF edition needs {CHROMIUM}: ./dev setup") from None
+        raise BuildError("pdf", f"the PDF edition needs {CHROMIUM}: ./dev setup")
     target = site_dir / EDITION
     with _served(site_dir) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,

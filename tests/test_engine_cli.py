@@ -39,7 +39,16 @@ def test_trace_output_file_is_written_whole_and_replaced(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["chapter.trace"]  # no temp left
 
 
-@pytest.mark.parametrize("args", [["--help"], ["report", "--help"], ["trace", "--help"]])
+def test_run_prints_exactly_the_trace_lines_of_the_experiments_named():
+    result = engine("run", "residual-connections-v2", "scaled", "silent-scale")
+    assert (result.returncode, result.stderr) == (0, "")
+    golden = GOLDEN_TRACE.read_text("utf-8").splitlines()
+    wanted = [line for line in golden if line.startswith(("SCALED ", "SILENT-SCALE "))]
+    assert len(wanted) > 2 and result.stdout.splitlines() == wanted
+
+
+@pytest.mark.parametrize("args", [["--help"], ["report", "--help"], ["trace", "--help"],
+                                  ["run", "--help"]])
 def test_help(args):
     result = engine(*args)
     assert result.returncode == 0
@@ -51,6 +60,10 @@ def test_help(args):
     [
         ([], "engine: error: the following arguments are required: COMMAND (see --help)"),
         (["bogus"], "engine: error: argument COMMAND: invalid choice: 'bogus'"),
+        (["run", "residual-connections-v2", "nope"],
+         "engine: error: run: trace residual-connections-v2 has no experiment 'nope'; it has "
+         "primary, zero-branch,"),
+        (["run", "no-such-v1", "x"], "engine: error: trace: no trace 'no-such-v1'"),
     ],
 )
 def test_user_errors_are_one_line_with_exit_status_2(args, message):

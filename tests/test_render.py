@@ -303,6 +303,14 @@ def test_an_equation_is_display_math_with_its_number(context: PageContext) -> No
                    '<span class="element-number" data-for="equation-merge">(1)</span>\n</div>')
 
 
+def test_rerun_names_the_command_for_the_pages_experiments(context: PageContext) -> None:
+    out = render(context, '{{ rerun("ten-layers", "sweep") }}', EXPLORER)
+    assert out == (f'<code class="rerun">python -m engine run {EXPLORER} ten-layers sweep</code>')
+    with pytest.raises(PageError, match=r"^docs/page\.md:2: rerun: trace gradient-flow-v3 has no "
+                                        r"experiment 'ten-layer' \(it has: numerics, ten-layers"):
+        render(context, '\n{{ rerun("ten-layer") }}', EXPLORER)
+
+
 # ---- the pages folder ----
 
 

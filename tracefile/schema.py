@@ -211,3 +211,12 @@ class TraceSchema:
 
     def kind_list(self) -> str:
         return ", ".join(spec.kind for spec in self.records)
+
+    @property
+    def experiments(self) -> dict[str, tuple[RecordSpec, ...]]:
+        """The records of each experiment, by the name ``python -m engine run`` knows it: the
+        first part of a record's ``source`` ("ten_layers.runs": ``ten-layers``), in order."""
+        found: dict[str, list[RecordSpec]] = {}
+        for spec in self.records:
+            found.setdefault(spec.source.split(".")[0].replace("_", "-"), []).append(spec)
+        return {name: tuple(specs) for name, specs in found.items() if name}

@@ -70,7 +70,7 @@
     });
   }
 
-  function enhanceCitations(root) {
+  function enhancePreviews(root) {
     root.querySelectorAll(".md-typeset .citation-ref, .md-typeset .element-ref")
         .forEach(function (el) {
       if (el.hasAttribute("data-previewed")) return;
@@ -99,11 +99,11 @@
   document.addEventListener("click", function () { hide(); });
 
   if (typeof document$ !== "undefined") {
-    document$.subscribe(function () { hide(); enhance(document); enhanceCitations(document); });
+    document$.subscribe(function () { hide(); enhance(document); enhancePreviews(document); });
   } else {
     document.addEventListener("DOMContentLoaded", function () {
       enhance(document);
-      enhanceCitations(document);
+      enhancePreviews(document);
     });
   }
 })();
