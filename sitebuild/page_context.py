@@ -2,9 +2,10 @@
 
 Contract: ``PageContext.page_globals(trace_id)`` are the Jinja globals of a page whose
 unqualified trace paths name ``trace_id``: ``tv`` (a traced value), the figures put in place
-whole (``diagram``, ``chart``, ``table``, ``explorer``), the traces and report, and the
-renderers of words, citations and versions. A failure raises ``PageError``; ``fenced`` is a
-code block no backtick run inside can close.
+whole and numbered (``diagram``, ``chart``, ``table``, ``equation``; ``ref`` names one, see
+``sitebuild.numbering``), the ``explorer``, the traces and report, ``rerun`` (the command
+that reruns an experiment), and the renderers of words, citations and versions. A failure
+raises ``PageError``; ``fenced`` is a code block no backtick run inside can close.
 """
 
 from __future__ import annotations
@@ -126,14 +127,11 @@ class PageContext:
         svg, title = self._svg(name, "diagram")
         wide = _region(svg, title)
         narrow = f"{name}{NARROW}"
-        if f"{narrow}.svg" in self.files:
-            drawn = Markup('<div class="figure-wide">\n{}\n</div>\n<div class="figure-narrow">'
-                           "\n{}\n</div>").format(wide, _region(*self._svg(narrow, "diagram")))
-        elif f"{narrow}.html" in self.files:
-            drawn = Markup('<div class="figure-wide">\n{}\n</div>\n<div class="figure-narrow">'
-                           "\n{}\n</div>").format(wide, self.table(narrow))
-        else:
-            drawn = wide
+        other = (_region(*self._svg(narrow, "diagram")) if f"{narrow}.svg" in self.files
+                 else self.table(narrow) if f"{narrow}.html" in self.files else None)
+        drawn = wide if other is None else Markup(
+            '<div class="figure-wide">\n{}\n</div>\n<div class="figure-narrow">\n{}\n</div>'
+        ).format(wide, other)
         element_id = f"figure-{name}"
         return Markup('<figure class="diagram-figure" id="{id}">\n{drawn}\n'
                       "<figcaption>{label}. {title}</figcaption>\n</figure>").format(
