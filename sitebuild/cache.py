@@ -121,9 +121,10 @@ class Cache:
             shutil.rmtree(old, ignore_errors=True)
 
 #: What the site is built from besides the traces (the drawing code is in the generated key):
-#: ``engine`` and ``tracefile`` for the listings the pages include from their source.
-SITE_SOURCES = ("docs", "engine", "tracefile", "sitebuild", "mkdocs.yml", "build_site.py",
-                "requirements/lock.txt", "node_modules/.package-lock.json")
+#: ``engine`` and ``tracefile`` for the listings the pages include from their source, and the
+#: labs' ``notebooks``.
+SITE_SOURCES = ("docs", "notebooks", "engine", "tracefile", "sitebuild", "mkdocs.yml",
+                "build_site.py", "requirements/lock.txt", "node_modules/.package-lock.json")
 
 
 def installed_versions() -> str:

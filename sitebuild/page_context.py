@@ -3,9 +3,10 @@
 Contract: ``PageContext.page_globals(trace_id)`` are the Jinja globals of a page whose
 unqualified trace paths name ``trace_id``: ``tv`` (a traced value), the figures put in place
 whole and numbered (``diagram``, ``chart``, ``table``, ``equation``; ``ref`` names one, see
-``sitebuild.numbering``), the ``explorer``, the traces and report, ``rerun`` (the command
-that reruns an experiment), and the renderers of words, citations and versions. A failure
-raises ``PageError``; ``fenced`` is a code block no backtick run inside can close.
+``sitebuild.numbering``), the ``explorer``, the traces and report, ``rerun`` (the command that
+reruns an experiment), ``notebook`` (the link to a lab's notebook), and the renderers of words,
+citations and versions. A failure raises ``PageError``; ``fenced`` is a code block no backtick
+run inside can close.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from diagrams.format import traced, wrappable
 from diagrams.svg import NARROW
 from diagrams.words import claim_rule, number_words, trace_rules, verdict_term
 from sitebuild.citations import PageCitations, Reference, pinned, render_pin
+from sitebuild.notebooks import NOTEBOOKS
 from sitebuild.numbering import Numbering
 from sitebuild.paths import trace_url
 from tracefile import Trace, TraceSet
@@ -64,6 +66,17 @@ class PageContext:
         return (f'<p class="edition-link"><a href="{up}{self.edition}">The chapter and both '
                 "labs as one PDF, for print</a></p>\n\n")
 
+    def notebook_link(self, name: str, page: str) -> Markup:
+        """A link to download the notebook ``notebooks/<name>.py`` becomes (sitebuild.notebooks),
+        relative to ``page``; a name without a source lists the notebooks there are."""
+        sources = self.root / NOTEBOOKS
+        if not re.fullmatch(r"[a-z][a-z0-9-]*", name) or not (sources / f"{name}.py").is_file():
+            known = ", ".join(sorted(p.stem for p in sources.glob("*.py"))) or "none"
+            raise PageError("<page>", None, f"notebook: {NOTEBOOKS}/ has no {name!r}.py (it has: "
+                            f"{known})")
+        return Markup('<a class="notebook-link" href="{}{}/{}.ipynb" download>{}.ipynb</a>'
+                      ).format("../" * page.count("/"), NOTEBOOKS, name, name)
+
     def banner(self) -> str:
         """The warning every page opens with when a trace is not the engine's own run."""
         if not self.unverified:
@@ -73,11 +86,11 @@ class PageContext:
                 f"differ from a fresh run of the engine ({names}). Its numbers are what those "
                 "files say, not what the engine computes.\n\n")
 
-    def page_globals(self, trace_id: str,
-                     known: dict[str, tuple[str, int]] | None = None) -> dict[str, Any]:
+    def page_globals(self, trace_id: str, known: dict[str, tuple[str, int]] | None = None,
+                     page: str = "") -> dict[str, Any]:
         """The Jinja globals of a page whose unqualified paths refer to ``trace_id``
         (``known``: the labels of its figures, tables and equations, from a first
-        rendering)."""
+        rendering; ``page``: the page's path under docs/, which links are relative to)."""
         if trace_id not in self.traces.traces:
             raise PageError("<page>", None, f"front matter names trace {trace_id!r}; the site "
                             f"has {', '.join(self.traces.traces)}")
@@ -92,6 +105,7 @@ class PageContext:
             "equation": lambda label, caller: equation(label, caller(), numbering),
             "ref": numbering,
             "rerun": lambda *names: rerun_command(trace, names),
+            "notebook": lambda name: self.notebook_link(name, page),
             "trace": trace,
             "claims": trace.schema.claims,
             "traces": [(t, trace_url(t.trace_id)) for t in self.traces],

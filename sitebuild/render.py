@@ -4,14 +4,14 @@ Contract: ``render_pages(root, context, pages_dir, only)`` makes ``pages_dir`` h
 what the site generator reads: each ``docs/**/*.md`` rendered (front matter ``trace:`` names
 the trace its unqualified paths read; a page that cites ends with its References; one that
 names a figure before showing it is rendered twice, ``numbering``), the other files of
-``docs/`` as they are, the vendored
-KaTeX and search worker shim, and each trace at ``trace/<id>.trace`` (the parsed trace's
-bytes). A symbolic link under ``docs/`` is refused: only files inside the project publish.
-A file is written only when its bytes change; ``only`` re-renders just those pages. Returns
-the files written. A page is a Jinja template rendered strictly (``render_page``: undefined
-names fail, no expression may show a number), HTML-escaping, with comments ``<#-- --#>`` so
-Markdown's ``{#id}`` stays Markdown; any failure is a ``PageError`` at ``PAGE:LINE`` (front
-matter counted).
+``docs/`` as they are, the vendored KaTeX and search worker shim, each trace at
+``trace/<id>.trace`` (the parsed trace's bytes) and the labs' notebooks
+(``sitebuild.notebooks``). A symbolic link under ``docs/`` is refused: only files inside the
+project publish. A file is written only when its bytes change; ``only`` re-renders just those
+pages. Returns the files written. A page is a Jinja template rendered strictly
+(``render_page``: undefined names fail, no expression may show a number), HTML-escaping, with
+comments ``<#-- --#>`` so Markdown's ``{#id}`` stays Markdown; any failure is a ``PageError``
+at ``PAGE:LINE`` (front matter counted).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import yaml
 
 from diagrams.format import number_tokens
 from sitebuild.errors import BuildError
+from sitebuild.notebooks import notebook_files
 from sitebuild.page_context import PageContext, PageError
 from sitebuild.paths import CHAPTER_TRACE, trace_url
 from tracefile.errors import LocatedError
@@ -86,12 +87,13 @@ def render_one(root: Path, source: Path, context: PageContext) -> str:
         raise PageError(name, line, err.message) from None
     # The front matter stays for the generator (a title, say); the banner goes after it.
     front = "".join(text.splitlines(keepends=True)[:offset])
-    page_globals = context.page_globals(trace_id)
+    page_name = name.removeprefix("docs/")
+    page_globals = context.page_globals(trace_id, page=page_name)
     page = render_page(body, name, page_globals, offset)
     if page_globals["ref"].missed:  # a reference came before its figure: number, then name
-        page_globals = context.page_globals(trace_id, page_globals["ref"].shown)
+        page_globals = context.page_globals(trace_id, page_globals["ref"].shown, page_name)
         page = render_page(body, name, page_globals, offset)
-    if link := context.edition_link(name.removeprefix("docs/")):  # under the page's title
+    if link := context.edition_link(page_name):  # under the page's title
         page = _TITLE_LINE.sub(lambda title: f"{title.group(0)}\n{link}", page, count=1)
     return front + context.banner() + page + page_globals["cite"].section()
 
@@ -151,6 +153,7 @@ def _sources(root: Path, context: PageContext) -> dict[str, Path | bytes]:
     files[SHIM_URL] = root / SHIM_SRC
     for trace in context.traces:  # what was parsed, not a file that may have changed since
         files[trace_url(trace.trace_id)] = trace.text.encode("utf-8")
+    files.update(notebook_files(root))
     return files
 
 

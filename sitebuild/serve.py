@@ -35,7 +35,8 @@ from sitebuild.render import render_pages, split_front_matter
 from tracefile.errors import LocatedError
 from tracefile.files import write_atomic
 
-WATCHED = ("docs", "engine", "tracefile", "diagrams", "sitebuild", "mkdocs.yml", "build_site.py")
+WATCHED = ("docs", "notebooks", "engine", "tracefile", "diagrams", "sitebuild", "mkdocs.yml",
+           "build_site.py")
 #: How often the sources are polled (one poll of every watched file takes about a millisecond;
 #: MkDocs then notices the rendered page within its own half-second poll).
 POLL_SECONDS = 0.1

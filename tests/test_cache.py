@@ -282,9 +282,10 @@ def test_the_installed_versions_name_every_distribution() -> None:
 
 def fake_site_root(tmp_path: Path) -> Path:
     root = tmp_path / "root"
-    for folder in ("docs", "engine", "sitebuild"):
+    for folder in ("docs", "notebooks", "engine", "sitebuild"):
         (root / folder).mkdir(parents=True)
     (root / "docs" / "index.md").write_text("# A page\n")
+    (root / "notebooks" / "lab.py").write_text("# %%\nx = 1\n")
     (root / "engine" / "listed.py").write_text("def shown_on_a_page(): ...\n")
     (root / "sitebuild" / "build.py").write_text("# the build\n")
     (root / "mkdocs.yml").write_text("site_name: x\n")
@@ -304,7 +305,7 @@ def test_the_site_key_follows_traces_pages_settings_and_options(
     (root / "docs" / "index.md").write_text("# An edited page\n")
     assert key() != before
     edited = key()
-    for edit in ("mkdocs.yml", "engine/listed.py", "sitebuild/build.py"):
+    for edit in ("mkdocs.yml", "engine/listed.py", "sitebuild/build.py", "notebooks/lab.py"):
         (root / edit).write_text((root / edit).read_text() + "# edited\n")
         assert key() != edited, edit  # a listing's source: the page shows it
         edited = key()

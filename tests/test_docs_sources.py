@@ -18,6 +18,7 @@ import pytest
 from paths import DOCS
 
 from diagrams.format import number_tokens
+from sitebuild.notebooks import NOTEBOOKS
 from sitebuild.preview_proxy import Proxy
 from sitebuild.publish import PUBLISHED_FILES
 
@@ -92,7 +93,9 @@ def test_the_building_page_states_the_rules_the_code_applies() -> None:
         assert phrase in page, phrase
         assert bool(number_tokens(sample)) is counted, (phrase, sample)
     assert f"lists its own files in `{PUBLISHED_FILES}`" in page
-    assert "a symbolic link there fails the render" in page
+    assert "a symbolic link in `docs/` fails the render" in page
+    assert f"the labs' notebooks written from `{NOTEBOOKS}/`" in page
+    assert f"source `{NOTEBOOKS}/<lab>.py` in jupytext's percent format" in page
     assert "its `Host` is the preview's address, or `localhost` at its port" in page
     proxy = Proxy("127.0.0.1", 0, 1)
     port = proxy.server_address[1]

@@ -188,8 +188,9 @@ def test_tests_and_benchmarks_import_only_declared_packages() -> None:
     allowed = declared() | declared("dev") | set(TEST_EXTRAS)
     assert imported - allowed == set()
     # Used as commands or a pytest plugin, not imported: the linter, the workflow schema check
-    # the parallel runner of the fast loop (./dev test --fast) and the layering's checker.
-    commands = {"ruff", "check-jsonschema", "pytest-xdist", "import-linter"}
+    # the parallel runner of the fast loop (./dev test --fast), the layering's checker and the
+    # kernel that runs the notebooks.
+    commands = {"ruff", "check-jsonschema", "pytest-xdist", "import-linter", "ipykernel"}
     assert declared("dev") - imported - commands == set(), (
         "dev dependency never imported")
 

@@ -311,6 +311,15 @@ def test_rerun_names_the_command_for_the_pages_experiments(context: PageContext)
         render(context, '\n{{ rerun("ten-layer") }}', EXPLORER)
 
 
+def test_notebook_links_a_labs_notebook_from_the_page(context: PageContext) -> None:
+    link = context.page_globals(EXPLORER, page="labs/gradient-flow.md")["notebook"]
+    assert link("gradient-flow") == ('<a class="notebook-link" href="../notebooks/'
+                                     'gradient-flow.ipynb" download>gradient-flow.ipynb</a>')
+    with pytest.raises(PageError, match=r"^docs/page\.md:2: notebook: notebooks/ has no "
+                                        r"'gradient'\.py \(it has: gradient-flow, residual"):
+        render(context, '\n{{ notebook("gradient") }}', EXPLORER)
+
+
 # ---- the pages folder ----
 
 

@@ -130,3 +130,28 @@ def test_each_labs_records_are_grouped_by_the_experiment_that_writes_them() -> N
     assert [spec.kind for spec in experiments["ten-layers"]] == ["TEN-LAYERS-CONFIG",
                                                                  "TEN-LAYERS"]
     assert "claims" in experiments and "numerics" in experiments
+
+
+def test_an_experiments_lines_are_its_lines_of_the_trace() -> None:
+    from tracefile.writer import experiment_lines
+
+    results, schema = chapter_results(), SCHEMAS[CHAPTER_TRACE]
+    trace = render_trace(CHAPTER_TRACE, results).splitlines(keepends=True)
+    printed = experiment_lines(schema, "primary", results.primary)
+    assert printed.splitlines()[0].startswith("FORWARD ")
+    assert printed == "".join(line for line in trace
+                              if line.split(" ", 1)[0] in {"FORWARD", "BACKWARD", "PARAMETER"})
+    assert experiment_lines(schema, "primary", results.primary, ("BACKWARD",)) == "".join(
+        line for line in trace if line.startswith("BACKWARD "))
+
+
+@pytest.mark.parametrize(("name", "kinds", "message"), [
+    ("nope", (), r"residual-connections-v2 has no experiment 'nope' \(it has: primary, "),
+    ("primary", ("STACK",), r"experiment primary writes no STACK record \(it writes FORWARD, "),
+])
+def test_an_experiment_or_record_the_trace_lacks_is_named(name, kinds, message) -> None:
+    from tracefile.errors import TraceWriteError
+    from tracefile.writer import experiment_lines
+
+    with pytest.raises(TraceWriteError, match=message):
+        experiment_lines(SCHEMAS[CHAPTER_TRACE], name, object(), kinds)

@@ -12,6 +12,8 @@ newline. The text is then parsed back with the same schema, so nothing the site 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
+from types import SimpleNamespace
 from typing import Any
 
 from tracefile.claims import ClaimVerdict
@@ -42,6 +44,23 @@ def record_lines(spec: RecordSpec, results: Any) -> list[str]:
                                       f"(expected {problem.expected})") from None
         lines.append(" ".join(fields))
     return lines
+
+
+def experiment_lines(schema: TraceSchema, name: str, result: Any,
+                     kinds: Collection[str] = ()) -> str:
+    """The trace lines experiment ``name`` writes (a key of ``schema.experiments``), from that
+    experiment's own result, each ending in a newline; ``kinds`` keeps only those records.
+    What a lab's notebook prints, to be set beside the published trace."""
+    specs = schema.experiments.get(name)
+    if specs is None:
+        raise TraceWriteError(f"{schema.trace_id} has no experiment {name!r} (it has: "
+                              f"{', '.join(schema.experiments)})")
+    if unknown := set(kinds) - {spec.kind for spec in specs}:
+        raise TraceWriteError(f"experiment {name} writes no {sorted(unknown)[0]} record (it "
+                              f"writes {', '.join(spec.kind for spec in specs)})")
+    holder = SimpleNamespace(**{specs[0].source.split(".")[0]: result})
+    return "".join(f"{line}\n" for spec in specs if not kinds or spec.kind in kinds
+                   for line in record_lines(spec, holder))
 
 
 def render_trace(schema: TraceSchema, results: Any) -> str:
