@@ -2,11 +2,11 @@
 
 Contract: ``PageContext.page_globals(trace_id)`` are the Jinja globals of a page whose
 unqualified trace paths name ``trace_id``: ``tv`` (a traced value), the figures put in place
-whole and numbered (``diagram``, ``chart``, ``table``, ``equation``; ``ref`` names one, see
-``sitebuild.numbering``), the ``explorer``, the traces and report, ``rerun`` (the command that
-reruns an experiment), ``notebook`` (the link to a lab's notebook), and the renderers of words,
-citations and versions. A failure raises ``PageError``; ``fenced`` is a code block no backtick
-run inside can close.
+whole and numbered (``diagram``, ``chart``, ``table``, ``equation``, and ``table_caption`` for
+a Markdown table; ``ref`` names one, see ``sitebuild.numbering``), the ``explorer``, the traces
+and report, ``rerun`` (the command that reruns an experiment), ``notebook`` (the link to a
+lab's notebook), and the renderers of words, citations and versions. A failure raises
+``PageError``; ``fenced`` is a code block no backtick run inside can close.
 """
 
 from __future__ import annotations
@@ -102,6 +102,7 @@ class PageContext:
             "diagram": lambda name: self.diagram(name, numbering),
             "chart": lambda name, caption="": self.chart(name, caption, numbering),
             "table": lambda name: self.table(name, numbering),
+            "table_caption": lambda label, words: table_caption(label, words, numbering),
             "equation": lambda label, caller: equation(label, caller(), numbering),
             "ref": numbering,
             "rerun": lambda *names: rerun_command(trace, names),
@@ -209,6 +210,15 @@ def rerun_command(trace: Trace, names: tuple[str, ...]) -> Markup:
                         f"{(unknown[0] if names else '')!r} (it has: {', '.join(known)})")
     return Markup('<code class="rerun">python -m engine run {} {}</code>').format(
         trace.trace_id, " ".join(names))
+
+
+def table_caption(label: str, words: str, numbering: Numbering) -> Markup:
+    """The numbered caption of the Markdown table that follows it (a blank line between):
+    ``{{ table_caption("verdicts", "Claims and their verdicts") }}``; ``ref("table-verdicts")``
+    names it."""
+    element_id = f"table-{label}"
+    return Markup('<p class="table-caption" id="{}">{}. {}</p>').format(
+        element_id, numbering.label("Table", element_id), words)
 
 
 def equation(label: str, tex: str, numbering: Numbering) -> Markup:

@@ -296,6 +296,17 @@ def test_a_reference_before_its_figure_is_numbered_and_a_missing_one_fails_at_it
         render_one(project, page, context)
 
 
+def test_a_markdown_tables_caption_is_numbered_with_the_generated_tables(
+        context: PageContext) -> None:
+    out = render(context, "{{ table('stack') }}\n{{ table_caption('kept', 'Kept <rows>') }}\n"
+                          "See {{ ref('table-kept') }}.")
+    assert ('<p class="table-caption" id="table-kept"><span class="element-number" '
+            'data-for="table-kept">Table 2</span>. Kept &lt;rows&gt;</p>') in out
+    assert 'See <a class="element-ref" href="#table-kept">Table 2</a>.' in out
+    with pytest.raises(PageError, match="'table-stack' is shown twice on the page"):
+        render(context, "{{ table('stack') }}\n{{ table_caption('stack', 'Again') }}")
+
+
 def test_an_equation_is_display_math_with_its_number(context: PageContext) -> None:
     out = render(context, '{% call equation("merge") %}\ny = x + F(x) & z < 1\n{% endcall %}')
     assert out == ('<div class="numbered-equation" id="equation-merge">\n'

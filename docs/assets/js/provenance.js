@@ -45,7 +45,8 @@
   // A reference to a figure, table or equation previews what the page captions it with.
   function captionOf(el) {
     var target = el.hash && document.getElementById(el.hash.slice(1));
-    var caption = target && target.querySelector("figcaption, caption, .element-number");
+    var caption = target && (target.matches(".table-caption") ? target
+      : target.querySelector("figcaption, caption, .element-number"));
     return caption ? caption.textContent.replace(/\s+/g, " ").trim() : "";
   }
 
