@@ -111,7 +111,9 @@ def _format_sci(value: float) -> str:
 
 
 def traced(traces: Trace | TraceSet, path: str, fmt: str = "exact") -> Markup:
-    """``<span class="tv" data-trace=PATH data-format=FMT title="PATH = EXACT">DISPLAY</span>``.
+    """``<span class="tv" data-trace=PATH data-format=FMT title="PATH = EXACT">DISPLAY</span>``,
+    with ``data-name`` after FMT when the value is a name (or names), ``data-list`` when it is a
+    list of several numbers.
 
     PATH is qualified by its trace (``residual-connections-v2:FORWARD.output``) whichever
     trace a page names by default; EXACT is the value as the trace stores it, so hovering
@@ -123,10 +125,14 @@ def traced(traces: Trace | TraceSet, path: str, fmt: str = "exact") -> Markup:
     display, exact = escape(format_value(value, fmt)), escape(trace_repr(value))
     if _is_name(value):
         display, exact = _inert(display), _inert(exact)
+    # A number never breaks: a list of several values (data-list) may break after a comma,
+    # a name (data-name) at a hyphen.
+    listed = Markup(" data-name") if _is_name(value) else Markup(" data-list") if isinstance(
+        value, tuple) and len(value) > 1 else ""
     return Markup(
-        '<span class="tv" data-trace="{path}" data-format="{fmt}" title="{path} = {exact}">'
-        "{display}</span>"
-    ).format(path=path, fmt=fmt, exact=exact, display=display)
+        '<span class="tv" data-trace="{path}" data-format="{fmt}"{listed} title="{path} = '
+        '{exact}">{display}</span>'
+    ).format(path=path, fmt=fmt, listed=listed, exact=exact, display=display)
 
 
 def _inert(markup: Markup) -> Markup:

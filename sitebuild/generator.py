@@ -4,8 +4,8 @@ Contract: ``generate_site(root, pages_dir, site_dir, site_url, generator)`` buil
 pages with ``root/mkdocs.yml``'s settings, strictly: ``mkdocs build --strict`` or ``zensical
 build --strict``, each its own command in a child process on a copy of the settings beside
 the pages (``mkdocs_settings``, which the preview's ``mkdocs serve`` reads too). The
-``<meta name="generator">`` tag is then removed. A failure is one ``BuildError``, at the
-``docs/`` page and line the generator names.
+``<meta name="generator">`` tag is then removed and the math typeset (``typeset_math``). A
+failure is one ``BuildError``, at the ``docs/`` page and line the generator names.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import yaml
 
 from sitebuild.errors import BuildError, last_line, line_holding
 from sitebuild.processes import child_command
+from sitebuild.typeset_math import typeset_site
 from tracefile.files import write_atomic
 
 GENERATORS = ("mkdocs", "zensical")
@@ -41,6 +42,7 @@ def generate_site(root: Path, pages_dir: Path, site_dir: Path, site_url: str | N
         html = page.read_text(encoding="utf-8")
         if (stripped := strip_generator_tag(html)) != html:
             write_atomic(page, stripped)
+    typeset_site(root, site_dir)
 
 
 def strip_generator_tag(html: str) -> str:

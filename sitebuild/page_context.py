@@ -168,9 +168,14 @@ class PageContext:
         return Markup(
             '<figure class="residual-chart" id="{name}">\n'
             '<div class="figure-wide">{wide}</div>\n<div class="figure-narrow">{narrow}</div>\n'
-            "<figcaption>{label}. {caption}</figcaption>\n"
-            '<details class="chart-values"><summary>The plotted values</summary>\n'
-            '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">{table}'
+            '<figcaption id="{name}-caption">{label}. {caption}</figcaption>\n'
+            '<details class="chart-values"><summary id="{name}-values">The plotted values'
+            "</summary>\n"
+            # A table of many series scrolls sideways in its own region, which the keyboard
+            # can reach, rather than wrap a number; the region is named by its figure.
+            '<div class="md-typeset__scrollwrap" role="region" tabindex="0" '
+            'aria-labelledby="{name}-values {name}-caption">'
+            '<div class="md-typeset__table">{table}'
             "</div></div>\n</details>\n</figure>"
         ).format(name=name, wide=_region(*self._svg(name, "chart")),
                  narrow=_region(*self._svg(f"{name}{NARROW}", "chart")),

@@ -4,7 +4,7 @@ built site.
 Contract: ``print_edition(site_dir)`` serves ``site_dir`` on a private loopback port, opens the
 chapter in headless Chromium (Debian's, through Playwright, as the browser tests do), appends
 each lab's article after it as a part of its own (its ids prefixed, so links stay inside the
-part), typesets the parts' math with the site's KaTeX, puts a table of contents first, and
+part; the build typeset their math), puts a table of contents first, and
 prints the whole to ``site_dir/EDITION``: A4, page numbers in the footer, the headings as the
 PDF's outline, each traced value followed by its record (``@media print`` in extra.css). A
 missing Playwright or Chromium, or a page that does not load, is a ``BuildError``.
@@ -26,8 +26,7 @@ PARTS = ("labs/gradient-flow.html", "labs/residual-stream.html")  # after the ch
 CHROMIUM = Path("/usr/bin/chromium")
 FOOTER = ('<div style="width:100%;font-size:8px;text-align:center;color:#555">'
           '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
-# Runs in the chapter's page: the parts appended, their math typeset as katex-init.js does,
-# the table of contents put first. Resolves to the number of formulas KaTeX could not typeset.
+# Runs in the chapter's page: the parts appended, the table of contents put first.
 ASSEMBLE = """async (parts) => {
   const main = document.querySelector("article");
   for (const [at, url] of parts.entries()) {
@@ -43,16 +42,6 @@ ASSEMBLE = """async (parts) => {
     part.append(...article.childNodes);
     main.append(part);
   }
-  let failed = 0;
-  document.querySelectorAll(".arithmatex").forEach((el) => {
-    if (el.querySelector(".katex")) return;
-    const tex = el.textContent.trim().replace(/^\\\\[([]/, "").replace(/\\\\[)\\]]$/, "");
-    try {
-      katex.render(tex, el, {displayMode: el.tagName === "DIV", throwOnError: true});
-    } catch (err) {
-      failed += 1;
-    }
-  });
   document.querySelectorAll("article .tv[data-trace]").forEach((el) => {
     el.dataset.record = el.dataset.trace.split(":").pop();
   });
@@ -72,7 +61,6 @@ ASSEMBLE = """async (parts) => {
   });
   toc.append(heading, list);
   main.prepend(toc);
-  return failed;
 }"""
 
 
@@ -109,9 +97,7 @@ def print_edition(site_dir: Path) -> Path:
         try:
             page = browser.new_page()
             page.goto(url + "index.html", wait_until="networkidle")
-            failed = page.evaluate(ASSEMBLE, [url + part for part in PARTS])
-            if failed:
-                raise BuildError("pdf", f"KaTeX could not typeset {failed} formula(s)")
+            page.evaluate(ASSEMBLE, [url + part for part in PARTS])
             page.pdf(path=str(target), format="A4", print_background=True, outline=True,
                      tagged=True, display_header_footer=True, header_template="<span></span>",
                      footer_template=FOOTER,

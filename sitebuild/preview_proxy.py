@@ -6,7 +6,8 @@ before anything is built) and returns a ``Proxy`` to run with ``serve_forever``.
 and HEAD (HEAD without the body) by asking MkDocs' server on ``upstream``, and only for a
 request whose Host header names the preview itself, so a page of another site that rebinds its
 own name to 127.0.0.1 reads nothing (421). MkDocs writes its own address into what it serves
-(the sitemap, canonical links): in text, the proxy puts the reader's address there instead.
+(the sitemap, canonical links): in text, the proxy puts the reader's address there instead,
+and passes each HTML page through ``rewrite_html`` when given (the preview typesets its math).
 At most ``MAX_CONNECTIONS`` connections are served at once (the next is answered 503 and
 closed), and a client that sends nothing for ``IDLE_SECONDS`` is closed.
 """
@@ -20,6 +21,7 @@ import http.server
 import socket
 import sys
 import threading
+from collections.abc import Callable
 
 from sitebuild.errors import BuildError
 
@@ -42,8 +44,10 @@ class Proxy(http.server.ThreadingHTTPServer):
 
     def __init__(self, host: str, port: int, upstream: int,
                  max_connections: int = MAX_CONNECTIONS,
-                 idle_seconds: float = IDLE_SECONDS) -> None:
+                 idle_seconds: float = IDLE_SECONDS,
+                 rewrite_html: Callable[[str], str] | None = None) -> None:
         self.upstream, self.idle_seconds = upstream, idle_seconds
+        self.rewrite_html = rewrite_html
         self.slots = threading.BoundedSemaphore(max_connections)
         super().__init__((host, port), ForwardHandler)
         port = self.server_address[1]  # the one bound, when asked for any (0)
@@ -109,6 +113,8 @@ class ForwardHandler(http.server.BaseHTTPRequestHandler):
         kind = answer.getheader("Content-Type", "")
         if kind.startswith(TEXT_TYPES):
             content = content.replace(*self.server.addresses)
+        if kind.startswith("text/html") and self.server.rewrite_html:
+            content = self.server.rewrite_html(content.decode("utf-8")).encode("utf-8")
         self.send_response(answer.status, answer.reason)
         for name, value in (("Content-Type", kind), ("Location", answer.getheader("Location"))):
             if value:
@@ -122,10 +128,11 @@ class ForwardHandler(http.server.BaseHTTPRequestHandler):
         """Silent: MkDocs logs what it serves."""
 
 
-def listen(host: str, port: int, upstream: int) -> Proxy:
+def listen(host: str, port: int, upstream: int,
+           rewrite_html: Callable[[str], str] | None = None) -> Proxy:
     """The proxy bound to ``host:port``, or a BuildError saying why it cannot be."""
     try:
-        return Proxy(host, port, upstream)
+        return Proxy(host, port, upstream, rewrite_html=rewrite_html)
     except OSError as err:
         if err.errno == errno.EADDRINUSE:
             raise BuildError("serve", f"port {port} is already in use (try --port N)") from None

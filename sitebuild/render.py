@@ -4,7 +4,7 @@ Contract: ``render_pages(root, context, pages_dir, only)`` makes ``pages_dir`` h
 what the site generator reads: each ``docs/**/*.md`` rendered (front matter ``trace:`` names
 the trace its unqualified paths read; a page that cites ends with its References; one that
 names a figure before showing it is rendered twice, ``numbering``), the other files of
-``docs/`` as they are, the vendored KaTeX and search worker shim, each trace at
+``docs/`` as they are, KaTeX's vendored stylesheet and fonts, the search worker shim, each trace at
 ``trace/<id>.trace`` (the parsed trace's bytes) and the labs' notebooks
 (``sitebuild.notebooks``). A symbolic link under ``docs/`` is refused: only files inside the
 project publish. A file is written only when its bytes change; ``only`` re-renders just those
@@ -140,13 +140,14 @@ def _sources(root: Path, context: PageContext) -> dict[str, Path | bytes]:
         if path.is_file():
             files[path.relative_to(docs).as_posix()] = path
     katex = root / KATEX_DIST
-    if not all((katex / name).exists() for name in ("katex.min.js", "katex.min.css", "fonts")):
+    if not all((katex / name).exists() for name in ("katex.min.css", "fonts")):
         raise BuildError(KATEX_DIST, "KaTeX is not installed; run `./dev setup` (npm ci)")
     if not (root / SHIM_SRC).is_file():
         # Without it the offline search silently stops working: refuse, as for KaTeX.
         raise BuildError(SHIM_SRC, "the offline search's iframe-worker shim is not "
                          "installed; run `./dev setup` (npm ci)")
-    vendored = [katex / "katex.min.js", katex / "katex.min.css",
+    # Its stylesheet and fonts only: the build typesets the math (sitebuild.typeset_math).
+    vendored = [katex / "katex.min.css",
                 *sorted(p for p in (katex / "fonts").iterdir() if p.is_file())]
     for path in vendored:
         files["assets/vendor/katex/" + path.relative_to(katex).as_posix()] = path

@@ -10,7 +10,8 @@ and then marks every page changed (a listing's source may have changed while no 
 MkDocs rebuilds the whole site on each change it sees: its ``--dirty`` builds go by file
 times, and miss a page rendered while a build is under way. A failed render prints its
 one-line error once, and shows it atop every page served (the last good render otherwise)
-until an edit renders. No gates, nothing published.
+until an edit renders. The proxy typesets each page's math as it serves it, as the build does.
+No gates, nothing published.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from sitebuild.page_context import PageContext, fenced
 from sitebuild.processes import child_command
 from sitebuild.progress import Progress
 from sitebuild.render import render_pages, split_front_matter
+from sitebuild.typeset_math import typeset_page
 from tracefile.errors import LocatedError
 from tracefile.files import write_atomic
 
@@ -67,7 +69,10 @@ class Changes:
 def serve(root: Path, options: build.Options, progress: Progress, host: str, port: int,
           render_command: list[str]) -> int:
     """Render and serve with live reload (see the module doc); the exit code."""
-    proxy = preview_proxy.listen(host, port, preview_proxy.free_port(host))  # before the build
+    typeset: dict = {}  # each formula is rendered once, however often its pages are served
+    proxy = preview_proxy.listen(  # before the build
+        host, port, preview_proxy.free_port(host),
+        rewrite_html=lambda page: typeset_page(root, page, typeset))
     watched = (*(root / name for name in WATCHED), *options.traces,
                *((options.report,) if options.report else ()))
     changes = Changes(watched)  # before the first render: an edit during it is seen

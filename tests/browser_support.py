@@ -34,15 +34,18 @@ NARROW_PHONE = {"width": 360, "height": 780}
 
 #: The figures and tables of a page's article that a reader would scroll sideways to read at
 #: the screen's width ``w``: wider than it, or starting or ending past its edges (a table
-#: narrower than the screen may still begin at the text's margin and end off screen).
-PAST_THE_EDGES = """w => [...document.querySelectorAll(
+#: narrower than the screen may still begin at the text's margin and end off screen). The one
+#: exception: a chart's table of plotted values scrolls in its own region, which must fit.
+PAST_THE_EDGES = """w => [...new Set([...document.querySelectorAll(
         'article svg, article table, article .diagram-scroll, article figure')]
+    .map(e => e.closest('details.chart-values [role=region]') || e))]
     .filter(e => e.getClientRects().length > 0)
     .map(e => { const box = e.getBoundingClientRect();
                 return [e.tagName, e.getAttribute('data-diagram') || e.className.baseVal
                         || e.className, Math.round(box.width), e.scrollWidth,
-                        Math.round(box.left), Math.round(box.right)]; })
-    .filter(([, , box, scroll, left, right]) => box > w || scroll > w || left < 0 || right > w)"""
+                        Math.round(box.left), Math.round(box.right), e.getAttribute('role')]; })
+    .filter(([, , box, scroll, left, right, role]) => box > w || left < 0 || right > w
+                                                      || (scroll > w && role !== 'region'))"""
 
 #: The words of Markdown tables' cells that the browser laid out over two lines (letters only:
 #: a line may end at a hyphen or a <wbr>, and a traced number is kept whole by its own rule).
@@ -63,6 +66,34 @@ BROKEN_WORDS = """() => {
         }
     }
     return broken;
+}"""
+
+
+#: The traced numbers of a page's article that the browser laid out over more than one line,
+#: wrapped inside themselves ("1.63 × 1 / 0⁰"): a value, an item of a list (data-list),
+#: which may break between its items, or a number inside a name (data-name: "openblas-0.3").
+#: Every folded block is opened first, so the values in folded tables are laid out too.
+WRAPPED_VALUES = """() => {
+    document.querySelectorAll('article details').forEach(d => { d.open = true; });
+    const wrapped = [];
+    for (const value of document.querySelectorAll('article .tv')) {
+        const node = value.firstChild;
+        if (!node || node.nodeType !== Node.TEXT_NODE) continue;
+        const items = value.hasAttribute('data-name')
+            ? [...node.data.matchAll(/[0-9]+(?:[.][0-9]+)*/g)]
+            : value.hasAttribute('data-list')
+                ? [...node.data.matchAll(/[^,]+(?:, |$)/g)] : [...node.data.matchAll(/.+/gs)];
+        for (const match of items) {
+            const item = match[0].replace(/, $/, "");
+            const range = document.createRange();
+            range.setStart(node, match.index);
+            range.setEnd(node, match.index + item.length);
+            const lines = new Set([...range.getClientRects()].filter(r => r.width > 0)
+                                  .map(r => Math.round(r.top)));
+            if (lines.size > 1) wrapped.push(item);
+        }
+    }
+    return wrapped;
 }"""
 
 

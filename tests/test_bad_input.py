@@ -192,6 +192,8 @@ FAILURES: dict[str, Failure] = {
     "computed-number": page_edit("render", "Computed: {{ 6 * 7 }} of them.",
                                  rf"{PAGE}:{{at}}: an expression shows the number 42"),
     "symlink-in-docs": Failure("render", linked_outside),
+    "formula-katex-rejects": page_edit("mkdocs", r"A formula that does not parse: $\frac{x$.",
+                                       rf"{PAGE}:{{at}}: KaTeX cannot typeset \$\\frac.x\$"),
     # the page around the article comes from mkdocs.yml, and holds no number either
     "number-in-nav": code_edit("gates", "mkdocs.yml", "  - How it is built: building.md",
                                "  - How it is built in 42 steps: building.md",

@@ -139,10 +139,12 @@ def test_the_three_pages_carry_traced_values(built_site: Path) -> None:
         assert (built_site / page).is_file(), page
     index = (built_site / "index.html").read_text()
     assert re.search(r'<span class="tv" data-trace="residual-connections-v2:FORWARD\.output" '
-                     r'data-format="exact" title="residual-connections-v2:FORWARD\.output = '
-                     r'\[1\.0,-3\.25\]">\[1, \u22123\.25\]</span>', index)
+                     r'data-format="exact" data-list title="residual-connections-v2:FORWARD\.output'
+                     r' = \[1\.0,-3\.25\]">\[1, \u22123\.25\]</span>', index)
     assert 'data-trace="residual-connections-v2:STACK[4].residual"' in index
     assert index.count('class="residual-diagram"') >= 4
+    # The math arrived typeset (sitebuild.typeset_math): no TeX left to a script.
+    assert index.count('<span class="katex">') > 20 and "\\(" not in index
     building = (built_site / "building.html").read_text()
     assert 'data-trace="residual-connections-v2:FORWARD.output"' in building
     assert 'name="generator"' not in index

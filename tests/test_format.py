@@ -61,8 +61,8 @@ def test_unknown_format_is_a_render_error() -> None:
 def test_traced_span_carries_path_format_and_exact_value(trace: Trace) -> None:
     assert str(traced(trace, "FORWARD.output")) == (
         '<span class="tv" data-trace="residual-connections-v2:FORWARD.output" '
-        'data-format="exact" title="residual-connections-v2:FORWARD.output = [1.0,-3.25]">'
-        '[1, −3.25]</span>'
+        'data-format="exact" data-list '
+        'title="residual-connections-v2:FORWARD.output = [1.0,-3.25]">[1, −3.25]</span>'
     )
     # A qualified path gives the same span: the attribute always names the trace.
     assert traced(trace, "residual-connections-v2:FORWARD.output") == traced(
@@ -72,6 +72,8 @@ def test_traced_span_carries_path_format_and_exact_value(trace: Trace) -> None:
         'data-format="fixed6" title="residual-connections-v2:STACK[4].plain[0] = 0.0078125">'
         '0.007812</span>'
     )
+    # A name may break at a hyphen (data-name), a list after a comma; a number never.
+    assert " data-name " in str(traced(trace, "ZERO-BRANCH.name"))
 
 
 def test_traced_unknown_path_is_a_trace_path_error(trace: Trace) -> None:

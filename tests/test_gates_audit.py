@@ -345,3 +345,20 @@ def test_real_site_changed_citation_year_is_reported(site_copy: Path, trace: Tra
         "'1512.03385'", "'2015'"], findings
     assert all("citation, version, verdict term or rule not rendered by the site" in f.message
                for f in findings)
+
+
+def _typeset(tex: str, drawn: str) -> str:
+    """A formula as sitebuild.typeset_math leaves it: KaTeX's MathML (keeping the TeX) and
+    its drawn HTML."""
+    return (f'<p><span class="arithmatex"><span class="katex"><span class="katex-mathml"><math>'
+            f'<semantics><mrow>{drawn}</mrow><annotation encoding="application/x-tex">{tex}'
+            f'</annotation></semantics></math></span><span class="katex-html" '
+            f'aria-hidden="true">{drawn}</span></span></span></p>')
+
+
+def test_a_typeset_formula_is_read_once_as_its_tex(trace: Trace) -> None:
+    # A digit in a formula is one finding (not three: MathML, HTML and TeX); a subscript
+    # index, W_1, is none, as in the TeX it was written in.
+    findings = audit(trace, _typeset("x^2", "<mi>x</mi><mn>2</mn>"))
+    assert len(findings) == 1 and "'2'" in findings[0].message, findings
+    assert audit(trace, _typeset("W_1", "<mi>W</mi><mn>1</mn>")) == []

@@ -22,7 +22,7 @@ from tracefile import SCHEMAS, load_trace
 
 PAGES = ("index.html", *PARTS)
 _TRACED = re.compile(r'<span class="tv" data-trace="[^":]*:([^"]+)"[^>]*>(.*?)</span>', re.S)
-_CAPTION = re.compile(r"<(figcaption|caption)>(.*?)</\1>", re.S)
+_CAPTION = re.compile(r"<(figcaption|caption)(?: [^>]*)?>(.*?)</\1>", re.S)
 
 
 @pytest.fixture(scope="module")

@@ -63,13 +63,11 @@ PAGES = {
 ASSET = "assets/css/extra.css"
 ASSET_BYTES = b"body { color: red; }\r\n/* \xff not text */\n"
 VENDORED = {
-    f"{KATEX_DIST}/katex.min.js": b"katex();\n",
     f"{KATEX_DIST}/katex.min.css": b".katex{}\n",
     f"{KATEX_DIST}/fonts/x.woff2": b"wOF2\x00\x01",
     SHIM_SRC: b"shim();\n",
 }
 PUBLISHED_VENDOR = {
-    "assets/vendor/katex/katex.min.js": f"{KATEX_DIST}/katex.min.js",
     "assets/vendor/katex/katex.min.css": f"{KATEX_DIST}/katex.min.css",
     "assets/vendor/katex/fonts/x.woff2": f"{KATEX_DIST}/fonts/x.woff2",
     SHIM_URL: SHIM_SRC,
@@ -192,8 +190,11 @@ def test_a_chart_is_one_figure_holding_its_drawings_and_values_whole(
     out = render(context, f'{{{{ chart("{CHART}", "A caption & more.") }}}}', EXPLORER)
     assert out.startswith(f'<figure class="residual-chart" id="{CHART}">\n')
     assert out.endswith("</figure>") and out.count("<figure") == 1
-    assert (f'<figcaption><span class="element-number" data-for="{CHART}">Figure 1</span>. '
-            "A caption &amp; more.</figcaption>") in out
+    assert (f'<figcaption id="{CHART}-caption"><span class="element-number" '
+            f'data-for="{CHART}">Figure 1</span>. A caption &amp; more.</figcaption>') in out
+    # Its values scroll in a region the keyboard reaches, named by the figure.
+    assert (f'role="region" tabindex="0" aria-labelledby="{CHART}-values {CHART}-caption"'
+            in out)
     for file_name in (f"{CHART}.svg", f"{CHART}{NARROW}.svg"):
         svg = "\n".join(line for line in chart_files[file_name].decode().splitlines()
                         if line.strip())
@@ -425,7 +426,6 @@ def test_a_file_removed_from_docs_disappears_from_the_pages_folder(
 
 
 @pytest.mark.parametrize(("missing", "what"), [
-    (f"{KATEX_DIST}/katex.min.js", "KaTeX is not installed"),
     (f"{KATEX_DIST}/katex.min.css", "KaTeX is not installed"),
     (SHIM_SRC, "iframe-worker shim is not installed"),
 ])

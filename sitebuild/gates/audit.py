@@ -7,9 +7,10 @@ finding. Exempt by structure only: code listings, scripts and styles, a citation
 version exactly as ``sitebuild.citations`` renders it, a verdict term or a claim's rule exactly
 as ``diagrams.words`` renders it, a figure's, table's or equation's number, or a reference to
 one, in step with the page's numbering (``sitebuild.numbering``). Diagrams: ``gates.figures``.
-(Footnotes are not enabled: their numbers would be findings.) The page around the article
-(navigation, ``<title>``, the meta description), from ``mkdocs.yml``, holds no number at all:
-a finding there names ``mkdocs.yml``.
+A typeset formula is read as its TeX (the annotation of its MathML); its drawn HTML and MathML
+are the same formula. (Footnotes are not enabled: their numbers would be findings.) The page
+around the article (navigation, ``<title>``, the meta description), from ``mkdocs.yml``,
+holds no number at all: a finding there names ``mkdocs.yml``.
 """
 
 from __future__ import annotations
@@ -95,6 +96,8 @@ class _Frame:
     classes: frozenset[str] = frozenset()
     in_article: bool = False
     hidden: bool = False  # not read as prose: scripts, styles, code listings
+    # Inside a typeset formula's MathML: whether the formula itself is hidden (else None).
+    in_math: bool | None = None
 
 
 @dataclass
@@ -160,8 +163,15 @@ class _AuditParser(HTMLParser):
         elif tag == "svg":
             self.svg, self.svg_depth = svg_text(attrs, line), len(self.stack)
         else:
-            frame.hidden = parent.hidden or tag in HIDDEN_TAGS or is_listing_code(
-                tag, (parent.tag, parent.classes), (grand.tag, grand.classes))
+            # A typeset formula is audited as its TeX (MathML's annotation), which KaTeX drew
+            # as the HTML and the MathML beside it.
+            frame.in_math = parent.hidden if "katex-mathml" in classes else parent.in_math
+            if frame.in_math is not None:
+                frame.hidden = frame.in_math or tag != "annotation"
+            else:
+                frame.hidden = parent.hidden or tag in HIDDEN_TAGS or "katex-html" in classes \
+                    or is_listing_code(tag, (parent.tag, parent.classes),
+                                       (grand.tag, grand.classes))
             self._open(frame, attrs, line)
         if tag not in VOID_ELEMENTS:
             self.stack.append(frame)

@@ -1,0 +1,74 @@
+"""sitebuild.typeset_math: every formula typeset at build time by the project's KaTeX, a formula
+KaTeX rejects refused at its page and line, and the preview's per-page typesetting."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from paths import ROOT
+
+from sitebuild.errors import BuildError
+from sitebuild.typeset_math import KATEX_PACKAGE, typeset_page, typeset_site
+
+INLINE = r'<p>Here <span class="arithmatex">\(y = x + F(x) &lt; z\)</span>.</p>'
+DISPLAY = '<div class="arithmatex">\\[\\frac{\\partial y}{\\partial x}\\]</div>'
+HEADER = r'<table><thead><tr><th><span class="arithmatex">\(\bar{y}\)</span></th></tr></thead>'
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project holding the real KaTeX, a source page and its built HTML."""
+    (tmp_path / "node_modules").mkdir()
+    (tmp_path / KATEX_PACKAGE).symlink_to(ROOT / KATEX_PACKAGE)
+    (tmp_path / "docs" / "labs").mkdir(parents=True)
+    (tmp_path / "site" / "labs").mkdir(parents=True)
+    return tmp_path
+
+
+def test_inline_display_and_header_math_is_typeset_in_place(project: Path) -> None:
+    page = project / "site" / "labs" / "lab.html"
+    page.write_text(INLINE + DISPLAY + HEADER, encoding="utf-8")
+    typeset_site(project, project / "site")
+    html = page.read_text(encoding="utf-8")
+    assert "\\(" not in html and "\\[" not in html
+    assert html.count('class="arithmatex"') == 3  # the wrappers stay, for the page's styles
+    inline, display, header = html.split('class="arithmatex"')[1:]
+    # Text and MathML; the TeX kept as MathML's annotation, its "<" escaped again.
+    assert '<span class="katex"><span class="katex-mathml"><math' in inline
+    assert "y = x + F(x) &lt; z</annotation>" in inline
+    assert 'class="katex-display"' in display and "katex-display" not in inline
+    # In a header the HTML is what assistive technology reads; the MathML keeps the TeX.
+    assert '<span class="katex-mathml" aria-hidden="true">' in header
+    assert '<span class="katex-html">' in header and "\\bar{y}</annotation>" in header
+
+
+def test_a_formula_katex_rejects_fails_at_its_page_and_line(project: Path) -> None:
+    (project / "docs" / "labs" / "lab.md").write_text("# Lab\n\nSee $\\frac{x$ here.\n")
+    (project / "site" / "labs" / "lab.html").write_text(
+        r'<p>See <span class="arithmatex">\(\frac{x\)</span> here.</p>', encoding="utf-8")
+    before = (project / "site" / "labs" / "lab.html").read_bytes()
+    with pytest.raises(BuildError) as caught:
+        typeset_site(project, project / "site")
+    assert (caught.value.path, caught.value.line) == ("docs/labs/lab.md", 3)
+    assert "KaTeX cannot typeset $\\frac{x$" in str(caught.value)
+    assert (project / "site" / "labs" / "lab.html").read_bytes() == before  # nothing half-done
+
+
+def test_the_preview_marks_a_rejected_formula_and_renders_each_formula_once(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    known: dict = {}
+    page = INLINE + r'<span class="arithmatex">\(\frac{\)</span>'
+    typeset = typeset_page(project, page, known)
+    assert 'class="arithmatex math-error">\\(\\frac{\\)' in typeset
+    assert typeset.count('<span class="katex">') == 1
+    monkeypatch.setattr(shutil, "which", lambda name: None)  # node is not asked again
+    assert typeset_page(project, page, known) == typeset
+
+
+def test_missing_node_or_katex_names_dev_setup(project: Path) -> None:
+    (project / KATEX_PACKAGE).unlink()
+    (project / "site" / "index.html").write_text(INLINE, encoding="utf-8")
+    with pytest.raises(BuildError, match=r"needs Node.js and KaTeX: ./dev setup"):
+        typeset_site(project, project / "site")
