@@ -125,10 +125,13 @@ def traced(traces: Trace | TraceSet, path: str, fmt: str = "exact") -> Markup:
     display, exact = escape(format_value(value, fmt)), escape(trace_repr(value))
     if _is_name(value):
         display, exact = _inert(display), _inert(exact)
-    # A number never breaks: a list of several values (data-list) may break after a comma,
-    # a name (data-name) at a hyphen.
-    listed = Markup(" data-name") if _is_name(value) else Markup(" data-list") if isinstance(
-        value, tuple) and len(value) > 1 else ""
+    # A number never breaks: a name (data-name) may break at a hyphen, a list of several
+    # values (data-list) after a comma.
+    listed = ""
+    if _is_name(value):
+        listed = Markup(" data-name")
+    elif isinstance(value, tuple) and len(value) > 1:
+        listed = Markup(" data-list")
     return Markup(
         '<span class="tv" data-trace="{path}" data-format="{fmt}"{listed} title="{path} = '
         '{exact}">{display}</span>'

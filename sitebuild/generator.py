@@ -38,11 +38,12 @@ def generate_site(root: Path, pages_dir: Path, site_dir: Path, site_url: str | N
         _zensical(root, pages_dir, site_dir, site_url)
     else:
         mkdocs_build(root, pages_dir, site_dir, site_url)
-    for page in site_dir.rglob("*.html"):
-        html = page.read_text(encoding="utf-8")
-        if (stripped := strip_generator_tag(html)) != html:
-            write_atomic(page, stripped)
-    typeset_site(root, site_dir)
+    built = {page: page.read_text(encoding="utf-8") for page in sorted(site_dir.rglob("*.html"))}
+    finished = typeset_site(root, site_dir, {page: strip_generator_tag(html)
+                                             for page, html in built.items()})
+    for page, html in finished.items():
+        if html != built[page]:
+            write_atomic(page, html)
 
 
 def strip_generator_tag(html: str) -> str:

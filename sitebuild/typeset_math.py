@@ -1,13 +1,13 @@
 """Math typeset at build time, so no page ships or runs math JavaScript.
 
-Contract: ``typeset_site(root, site_dir)`` replaces the TeX inside every formula
-pymdownx.arithmatex left in the built pages (generic mode: ``<span class="arithmatex">\\(…\\)``
-inline, ``<div class="arithmatex">\\[…\\]`` displayed) by KaTeX's HTML and MathML, rendered by
-the project's npm KaTeX in one ``node`` process; the page then needs only KaTeX's stylesheet
-and fonts. In a table header the HTML is what assistive technology reads, not the MathML
-(header checks count only text they can see). A formula KaTeX cannot parse is a
-``BuildError`` at its ``docs/`` page and line. ``typeset_page`` does the same for one page's
-HTML (the preview's proxy calls it).
+Contract: ``typeset_site(root, site_dir, pages)`` replaces the TeX inside every formula
+pymdownx.arithmatex left in the built pages (their HTML given, typeset HTML returned; generic
+mode: ``<span class="arithmatex">\\(…\\)`` inline, ``<div class="arithmatex">\\[…\\]``
+displayed) by KaTeX's HTML and MathML, rendered by the project's npm KaTeX in one ``node``
+process; the page then needs only KaTeX's stylesheet and fonts. In a table header the HTML is
+what assistive technology reads, not the MathML (header checks count only text they can see). A
+formula KaTeX cannot parse is a ``BuildError`` at its ``docs/`` page and line. ``typeset_page``
+does the same for one page's HTML (the preview's proxy calls it).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sitebuild.errors import BuildError, line_holding
-from tracefile.files import write_atomic
 
 KATEX_PACKAGE = "node_modules/katex"
 _SCRIPT = Path(__file__).with_name("typeset_katex.js")
@@ -32,20 +31,18 @@ _HEADER_CELL = re.compile(r"<th[\s>]|</th>")
 Formula = tuple[str, bool, bool]
 
 
-def typeset_site(root: Path, site_dir: Path) -> None:
-    """Typeset every built page's formulas in place (see the module doc)."""
-    pages = {page: page.read_text(encoding="utf-8") for page in sorted(site_dir.rglob("*.html"))}
+def typeset_site(root: Path, site_dir: Path, pages: dict[Path, str]) -> dict[Path, str]:
+    """``pages`` (each built page of ``site_dir`` and its HTML) with every formula typeset
+    (see the module doc)."""
     found = {page: _formulas(text) for page, text in pages.items()}
     wanted = sorted({formula for formulas in found.values() for formula, _ in formulas})
     if not wanted:
-        return
+        return pages
     # A formula KaTeX refuses is named at the first page holding it.
     first = {formula: page for page, formulas in reversed(found.items()) for formula, _ in formulas}
     done = _render(root, wanted, lambda formula: _source(root, site_dir, first[formula],
                                                          formula[0]))
-    for page, text in pages.items():
-        if found[page]:
-            write_atomic(page, _replace(text, found[page], done))
+    return {page: _replace(text, found[page], done) for page, text in pages.items()}
 
 
 def typeset_page(root: Path, text: str, known: dict[Formula, str | None]) -> str:
@@ -59,14 +56,15 @@ def typeset_page(root: Path, text: str, known: dict[Formula, str | None]) -> str
 
 
 def _formulas(text: str) -> list[tuple[Formula, re.Match[str]]]:
-    found = []
+    found, at, in_header = [], 0, False
     for match in _FORMULA.finditer(text):
+        # Whether a header cell is open here: the last <th> or </th> since the last formula.
+        for cell in _HEADER_CELL.finditer(text, at, match.start()):
+            in_header = cell[0] != "</th>"
+        at = match.end()
         inner = _DELIMITERS.match(html.unescape(match[3]))
-        if inner is None:
-            continue  # typeset already, or not arithmatex's
-        cells = _HEADER_CELL.findall(text, 0, match.start())
-        in_header = bool(cells) and cells[-1] != "</th>"
-        found.append(((inner[1], match[2] == "div", in_header), match))
+        if inner is not None:  # else typeset already, or not arithmatex's
+            found.append(((inner[1], match[2] == "div", in_header), match))
     return found
 
 
