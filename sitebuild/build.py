@@ -86,7 +86,10 @@ def build(root: Path, options: Options, progress: Progress) -> int:
             return 0
         site_phases(root, options, pages(root, options, inputs, progress), progress)
         cache.record(build_dir, out, key)
-    progress.total(f"published {shown(out)}")
+    # MkDocs writes the 404 page's links from the site's address (mkdocs#1598): without one,
+    # they start at the host's root, and the 404 page is unstyled under a sub-path.
+    where = "" if options.site_url else " for the root of a host (--site-url URL for a sub-path)"
+    progress.total(f"published {shown(out)}{where}")
     return 0
 
 

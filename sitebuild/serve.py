@@ -45,7 +45,9 @@ POLL_SECONDS = 0.1
 
 
 class Changes:
-    """Which watched files changed since the last poll (by their mtime and size)."""
+    """Which watched files changed since the last poll (by their mtime and size), told once
+    they have stood still for a poll: an editor or a script may save a file in several
+    writes (truncate, then write), and a rebuild between them would read half a file."""
 
     def __init__(self, watched: tuple[Path, ...]) -> None:
         self.watched = watched
@@ -61,6 +63,16 @@ class Changes:
         return state
 
     def poll(self) -> set[str]:
+        changed = self.since_last()
+        while changed:
+            time.sleep(POLL_SECONDS)
+            more = self.since_last()
+            if not more:
+                break
+            changed |= more
+        return changed
+
+    def since_last(self) -> set[str]:
         now, before = self.snapshot(), self.last
         self.last = now
         return {path for path in before.keys() | now.keys() if before.get(path) != now.get(path)}

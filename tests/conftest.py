@@ -47,10 +47,11 @@ from typing import Any
 
 import site_support
 from browser_support import launch
-from paths import GOLDEN_DIR, GOLDEN_TRACE, OUTPUT_DIRS, ROOT, SITE_URL
+from paths import GOLDEN_DIR, GOLDEN_TRACE, OUTPUT_DIRS, ROOT, SITE_URL, SUB_PATH_URL
 from site_support import (
     BUILD_TIMEOUT,
     BuiltSite,
+    build,
     build_or_fail,
     folder_listing,
     listing_changes,
@@ -147,6 +148,19 @@ def site_build(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
     """The site built once per session from the golden trace and learner report."""
     base = tmp_path_factory.mktemp("golden-build")
     return build_or_fail(base / "site", base / "build", extra=("--site-url", SITE_URL))
+
+
+@pytest.fixture(scope="session")
+def sub_path_build(site_build: BuiltSite, tmp_path_factory: pytest.TempPathFactory
+                   ) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """A second build, after the session's (so every figure comes from the shared cache), for
+    an address under a sub-path, with Python's import log on stderr (-X importtime)."""
+    base = tmp_path_factory.mktemp("sub-path-build")
+    done = build(base / "site", base / "build", extra=("--site-url", SUB_PATH_URL),
+                 env={"PYTHONPROFILEIMPORTTIME": "1"})
+    if done.returncode != 0 or not (base / "site" / "index.html").is_file():
+        pytest.fail(f"the sub-path build failed:\n{done.stdout}\n{done.stderr}", pytrace=False)
+    return base / "site", done
 
 
 @pytest.fixture(scope="session")

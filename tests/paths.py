@@ -21,5 +21,7 @@ GOLDEN_REPORT = GOLDEN_DIR / REPORT_NAME
 #: The address the session's sites are built for (`--site-url`): instant navigation follows only
 #: sitemap links with this path and port, so the browser tests open the site exactly here.
 SITE_URL = "http://127.0.0.1:8000/"
+#: A second address, under a sub-path (as a project's GitHub Pages site is served).
+SUB_PATH_URL = "http://127.0.0.1:8000/residual/"
 #: The repository's own output folders: no test may write into them.
 OUTPUT_DIRS = (ROOT / "build", ROOT / "site")

@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -23,7 +24,7 @@ from pathlib import Path
 import pytest
 from test_build_site import project_copy, run
 
-from sitebuild.serve import POLL_SECONDS
+from sitebuild.serve import POLL_SECONDS, Changes
 from tracefile import SCHEMAS
 
 
@@ -63,6 +64,26 @@ def test_a_taken_port_fails_before_building() -> None:
         done = run(["serve", "--port", str(port)])
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr == f"serve: port {port} is already in use (try --port N)\n"
+
+
+def test_a_file_saved_in_several_writes_is_one_change_told_once_it_stands_still(
+        tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("first")
+    changes = Changes((tmp_path,))
+
+    def save_in_steps() -> None:  # as `Path.write_text` does: truncate, then write
+        for text in ("", "sec", "second", "second, saved"):
+            page.write_text(text)
+            time.sleep(POLL_SECONDS / 2)
+
+    saving = threading.Thread(target=save_in_steps)
+    saving.start()
+    while not (changed := changes.poll()):
+        time.sleep(POLL_SECONDS / 10)
+    saving.join()
+    assert changed == {page.as_posix()} and page.read_text() == "second, saved"
+    assert changes.poll() == set()  # the last write was seen before the change was told
 
 
 def lines_of(log: Path, prefix: str) -> list[str]:
