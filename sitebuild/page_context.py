@@ -42,6 +42,9 @@ def fenced(text: str, lang: str) -> Markup:
     return Markup(f"\n{fence}{lang}\n{text.rstrip(chr(10))}\n{fence}\n")
 
 
+#: How prose shows a traced value unless the page asks otherwise (`tv(path, "exact")`): four
+#: significant figures; the popover keeps the value as stored.
+PROSE_FORMAT = "sig4"
 _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.S)
 
 
@@ -98,7 +101,7 @@ class PageContext:
         trace = page_traces.traces[trace_id]
         numbering = Numbering(known)
         return {
-            "tv": lambda path, fmt="exact": traced(page_traces, path, fmt),
+            "tv": lambda path, fmt=PROSE_FORMAT: traced(page_traces, path, fmt),
             "diagram": lambda name: self.diagram(name, numbering),
             "chart": lambda name, caption="": self.chart(name, caption, numbering),
             "table": lambda name: self.table(name, numbering),

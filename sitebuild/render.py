@@ -29,9 +29,11 @@ import yaml
 
 from diagrams.format import number_tokens
 from sitebuild.errors import BuildError
+from sitebuild.exactness import check_exactness
 from sitebuild.notebooks import notebook_files
-from sitebuild.page_context import PageContext, PageError
+from sitebuild.page_context import PROSE_FORMAT, PageContext, PageError
 from sitebuild.paths import CHAPTER_TRACE, trace_url
+from tracefile import TraceSet
 from tracefile.errors import LocatedError
 from tracefile.files import write_atomic
 
@@ -90,6 +92,7 @@ def render_one(root: Path, source: Path, context: PageContext) -> str:
     page_name = name.removeprefix("docs/")
     page_globals = context.page_globals(trace_id, page=page_name)
     page = render_page(body, name, page_globals, offset)
+    check_exactness(text, name, TraceSet(context.traces.traces, trace_id).resolve, PROSE_FORMAT)
     if page_globals["ref"].missed:  # a reference came before its figure: number, then name
         page_globals = context.page_globals(trace_id, page_globals["ref"].shown, page_name)
         page = render_page(body, name, page_globals, offset)

@@ -30,7 +30,7 @@ from sitebuild.citations import load_references, render_reference
 from sitebuild.errors import BuildError
 from sitebuild.generator import read_settings
 from sitebuild.numbering import Numbering
-from sitebuild.page_context import PageContext
+from sitebuild.page_context import PROSE_FORMAT, PageContext
 from sitebuild.paths import CHAPTER_TRACE, trace_url
 from sitebuild.render import (
     KATEX_DIST,
@@ -341,10 +341,10 @@ def test_each_page_is_rendered_and_every_other_file_copied(project: Path,
     pages = project.parent / "pages"
     assert render_pages(project, context, pages) == EVERY_FILE
     assert listing(pages) == EVERY_FILE
-    forward = traced(golden_traces, "FORWARD.output")
+    forward = traced(golden_traces, "FORWARD.output", PROSE_FORMAT)  # tv's default format
     assert (pages / "index.md").read_text() == f"# Chapter\n\ny = {forward}\n"
     lab = TraceSet(golden_traces.traces, EXPLORER)
-    depth = traced(lab, "EXPLORER-CONFIG.max-depth")
+    depth = traced(lab, "EXPLORER-CONFIG.max-depth", PROSE_FORMAT)
     # The front matter stays, for the generator.
     assert (pages / "labs/gradient-flow.md").read_text() == (
         f"---\ntrace: {EXPLORER}\n---\n# Lab\n\nDepth {depth}.\n")
