@@ -39,6 +39,8 @@ from tracefile import Trace
 from tracefile.values import trace_repr
 
 TRACE = "gradient-flow-v3"
+#: Where the whole grid is listed, from the lab's page.
+TRACE_PAGE = "../trace.html#gradient-flow-v3"
 #: The format of every gradient the explorer shows (they span many powers of ten).
 FMT = "sci"
 #: The curves' drawing, in SVG user units: width, height and the margin inside them.
@@ -56,7 +58,7 @@ def _width(value: float, largest: float) -> str:
     return f"{100 * share:.1f}".removesuffix(".0") + "%"
 
 
-def _cell(trace: Trace, cell: int, factor_index: int, shown: bool) -> str:
+def _cell(trace: Trace, cell: int, factor_index: int) -> str:
     path = f"EXPLORER[{cell}]"
     record = trace.resolve(f"{path}.contributions")
     depth = trace.resolve(f"{path}.depth")
@@ -69,8 +71,7 @@ def _cell(trace: Trace, cell: int, factor_index: int, shown: bool) -> str:
         return traced(trace, f"{path}.{key}", FMT if key in ("plain", "residual") else "exact")
 
     return (
-        f'<section class="gf-cell" data-factor-index="{factor_index}" data-depth="{depth}"'
-        f'{"" if shown else " hidden"}>'
+        f'<section class="gf-cell" data-factor-index="{factor_index}" data-depth="{depth}">'
         f'<p class="gf-cell__summary">With branch factor <var>f</var> = {tv("factor")} and '
         f"depth <var>L</var> = {tv('depth')}, the plain stack passes {tv('plain')} back to "
         f"its input and the residual stack passes {tv('residual')}.</p>"
@@ -83,9 +84,9 @@ def _cell(trace: Trace, cell: int, factor_index: int, shown: bool) -> str:
         "</div></section>")
 
 
-def _counts(trace: Trace, depth: int, shown: bool) -> str:
+def _counts(trace: Trace, depth: int) -> str:
     return (
-        f'<p class="gf-counts" data-depth="{depth}"{"" if shown else " hidden"}>'
+        f'<p class="gf-counts" data-depth="{depth}">'
         f"How many paths pass through each number of branches, for depth "
         f"{traced(trace, f'PATH-COUNT[{depth}].depth')}: "
         f"{traced(trace, f'PATH-COUNT[{depth}].counts')}.</p>")
@@ -166,21 +167,34 @@ def _curves_key(trace: Trace, factors: Sequence[float], depths: Sequence[int]) -
         "left out.</p>")
 
 
-def _grid_table(trace: Trace, factors: Iterable[float]) -> str:
+def _grid_table(trace: Trace, factors: Iterable[float], depth: int) -> str:
+    """The input gradients of every factor at the deepest depth chosen, with a link to the
+    whole grid: what a reader without JavaScript has besides the chapter's cell."""
     rows = "".join(
         f'<tr><th scope="row">{traced(trace, f"EXPLORER-FACTOR[{trace_repr(f)}].factor")}</th>'
-        f'<td>{traced(trace, f"EXPLORER-FACTOR[{trace_repr(f)}].plain", FMT)}</td>'
-        f'<td>{traced(trace, f"EXPLORER-FACTOR[{trace_repr(f)}].residual", FMT)}</td></tr>'
-        for f in factors)
+        f'<td>{traced(trace, f"EXPLORER-FACTOR[{trace_repr(f)}].plain[{depth - 1}]", FMT)}</td>'
+        f'<td>{traced(trace, f"EXPLORER-FACTOR[{trace_repr(f)}].residual[{depth - 1}]", FMT)}'
+        "</td></tr>" for f in factors)
     return (
-        '<details class="gf-explorer__grid"><summary>The whole grid as a table: plain and '
-        "residual input gradients for every factor, by depth from one layer up to "
-        f"{traced(trace, 'EXPLORER-CONFIG.max-depth')}</summary>"
+        '<details class="gf-explorer__grid"><summary>Every factor at depth '
+        f"{traced(trace, f'PATH-COUNT[{depth}].depth')}, as a table</summary>"
         '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
         '<table class="gf-grid"><thead><tr><th scope="col">branch factor <var>f</var></th>'
-        '<th scope="col">plain input gradient, by depth</th>'
-        '<th scope="col">residual input gradient, by depth</th></tr></thead>'
-        f"<tbody>{rows}</tbody></table></div></div></details>")
+        '<th scope="col">plain input gradient</th><th scope="col">residual input gradient</th>'
+        f"</tr></thead><tbody>{rows}</tbody></table></div></div>"
+        '<p>Every depth of every factor: the <code>EXPLORER-FACTOR</code> lines of the '
+        f'<a href="{TRACE_PAGE}">trace</a>.</p></details>')
+
+
+def _shown_html(cells: dict[str, str], counts: dict[str, str]) -> str:
+    """Every cell and every depth's path counts as HTML the script shows in place of the
+    chapter's: one JSON object in one element (``data-shown-html``, audited fragment by
+    fragment), not thousands of hidden elements."""
+    data = json.dumps({"cells": cells, "counts": counts}, ensure_ascii=False,
+                      separators=(",", ":"))
+    # "</" would end the script element early; JSON reads "<\/" as the same two characters.
+    return ('<script type="application/json" class="gf-explorer__data" data-shown-html>'
+            + data.replace("</", "<\\/") + "</script>")
 
 
 def render_explorer(trace: Trace, depths: Iterable[int] | None = None,
@@ -200,10 +214,10 @@ def render_explorer(trace: Trace, depths: Iterable[int] | None = None,
             or default[1] not in chosen_depths:
         raise RenderError(trace.path, None, "the explorer's grid lacks a cell for "
                           f"{(missing or [default])[0]} (factor, depth)")
-    sections = "".join(
-        _cell(trace, cells[(factor, depth)], index, (factor, depth) == default)
-        for index, factor in enumerate(chosen_factors) for depth in chosen_depths)
-    counts = "".join(_counts(trace, depth, depth == default[1]) for depth in chosen_depths)
+    sections = {f"{index}-{depth}": _cell(trace, cells[(factor, depth)], index)
+                for index, factor in enumerate(chosen_factors) for depth in chosen_depths}
+    counts = {str(depth): _counts(trace, depth) for depth in chosen_depths}
+    chosen = f"{chosen_factors.index(default[0])}-{default[1]}"
     low, high = _extremes(trace, chosen_factors, chosen_depths)
     axis = (math.log10(abs(trace.resolve(low))), math.log10(abs(trace.resolve(high))))
     curves = "".join(_curves(trace, factor, index, chosen_depths, axis, default[1],
@@ -223,8 +237,8 @@ def render_explorer(trace: Trace, depths: Iterable[int] | None = None,
         + '</div><p class="gf-explorer__live" aria-live="polite" aria-atomic="true"></p>'
         f'<div class="gf-explorer__curves">{curves}'
         f"{_curves_key(trace, chosen_factors, chosen_depths)}</div>"
-        f'<div class="gf-explorer__cells">{sections}{counts}</div>'
-        f"{_grid_table(trace, chosen_factors)}</figure>")
+        f'<div class="gf-explorer__cells">{sections[chosen]}{counts[str(default[1])]}</div>'
+        f"{_shown_html(sections, counts)}{_grid_table(trace, chosen_factors, last)}</figure>")
 
 
 def _control(name: str, label: str, low: int, high: int, default: int, first: Markup,

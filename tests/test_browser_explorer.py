@@ -1,6 +1,7 @@
 """The gradients lab in Debian's Chromium: the explorer moved with the keyboard shows, for every
-cell it reaches, exactly the trace's values for that cell (desktop and phone width); without
-JavaScript it still shows the chapter's cell and the grid's table; axe-core finds no
+cell it reaches, exactly the trace's values for that cell (desktop and phone width), each
+opening its provenance; without JavaScript it still shows the chapter's cell and a short table
+that links to the whole grid; axe-core finds no
 accessibility problem in the lab's content."""
 
 from __future__ import annotations
@@ -83,6 +84,9 @@ def check_cell(tab: Any, traces: TraceSet, factor_index: int, depth: int) -> Non
     assert tab.locator(".gf-explorer__live").text_content() == summary
     assert tab.get_attribute("#gf-explorer-factor", "aria-valuetext") == format_value(factor)
     assert tab.get_attribute("#gf-explorer-depth", "aria-valuetext") == format_value(depth)
+    # The cell came from the page's JSON: its spans still open their provenance, by keyboard.
+    assert tab.evaluate("""[...document.querySelectorAll('.gf-explorer__cells .tv')].every(
+        span => span.tabIndex === 0 && span.dataset.provenance === span.title)""")
     assert check_curves(tab, depth) == {"factor": format_value(factor),
                                         "depth": format_value(depth),
                                         "shown": [str(factor_index)], "mark at depth": True}
@@ -146,8 +150,16 @@ def test_without_javascript_the_chapters_cell_and_the_grid_remain(
         factor = traces.resolve("CHAPTER-PATHS.branch-factor")
         depth = traces.resolve("CHAPTER-PATHS.layers")
         assert shown(tab) == expected(traces, factor, depth)
+        # A short table, every factor at the deepest depth, and the way to the whole grid.
         rows = tab.locator("table.gf-grid tbody tr")
         assert rows.count() == len(traces.resolve("EXPLORER-CONFIG.factors"))
+        last = traces.resolve("EXPLORER-CONFIG.max-depth") - 1
+        assert tab.locator("table.gf-grid tbody .tv").first.get_attribute(
+            "data-trace").endswith("].factor")
+        assert tab.locator("table.gf-grid tbody td .tv").first.get_attribute(
+            "data-trace").endswith(f"].plain[{last}]")
+        assert tab.locator(".gf-explorer__grid a").get_attribute("href") == (
+            "../trace.html#gradient-flow-v3")
     finally:
         context.close()
 

@@ -49,6 +49,19 @@ def lines(fragment: str) -> str:
     return fragment.replace("><", ">\n<") + "\n"
 
 
+def shown_html(grid: str) -> dict[str, dict[str, str]]:
+    """The cells and path counts the script shows, from the fragment's one JSON element."""
+    found = re.findall(r'<script type="application/json" class="gf-explorer__data" '
+                       r"data-shown-html>(.*?)</script>", grid, re.S)
+    assert len(found) == 1
+    return json.loads(found[0])
+
+
+def in_the_page(grid: str) -> str:
+    """The fragment without its JSON element: what the page holds as elements."""
+    return re.sub(r"<script [^>]*data-shown-html>.*?</script>", "", grid, flags=re.S)
+
+
 def test_a_corner_of_the_grid_matches_its_golden_file(trace: Trace) -> None:
     corner = render_explorer(trace, CORNER_DEPTHS, CORNER_FACTORS)
     assert_drawing_matches_golden(lines(str(corner)), CORNER, "render_explorer (corner)")
@@ -58,23 +71,28 @@ def test_the_fragment_is_a_pure_function_of_the_trace(trace: Trace, grid: str) -
     assert str(render_explorer(trace)) == grid
 
 
-def test_every_cell_is_there_and_only_the_chapters_is_shown(trace: Trace, grid: str) -> None:
-    cells = re.findall(r'<section class="gf-cell" data-factor-index="(\d+)" data-depth="(\d+)"'
-                       r'( hidden)?>', grid)
+def test_every_cell_travels_as_data_and_only_the_chapters_is_in_the_page(
+        trace: Trace, grid: str) -> None:
     factors = trace.resolve("EXPLORER-CONFIG.factors")
     depth = trace.resolve("EXPLORER-CONFIG.max-depth")
-    assert len(cells) == len(factors) * depth == trace.resolve("EXPLORER-CONFIG.last-cell") + 1
-    shown = [(int(f), int(d)) for f, d, hidden in cells if not hidden]
+    data = shown_html(grid)
+    assert list(data["cells"]) == [f"{f}-{d}" for f in range(len(factors))
+                                   for d in range(1, depth + 1)]
+    assert len(data["cells"]) == trace.resolve("EXPLORER-CONFIG.last-cell") + 1
+    assert list(data["counts"]) == [str(d) for d in range(1, depth + 1)]
     chapter = (factors.index(trace.resolve("CHAPTER-PATHS.branch-factor")),
                trace.resolve("CHAPTER-PATHS.layers"))
-    assert shown == [chapter]
-    counts = re.findall(r'<p class="gf-counts" data-depth="(\d+)"( hidden)?>', grid)
-    assert [int(d) for d, _ in counts] == list(range(1, depth + 1))
-    assert [int(d) for d, hidden in counts if not hidden] == [chapter[1]]
+    page = in_the_page(grid)
+    assert page.count("<section") == 1 and " hidden>" not in page.split("gf-explorer__cells")[1]
+    assert data["cells"][f"{chapter[0]}-{chapter[1]}"] in page
+    assert data["counts"][str(chapter[1])] in page
+    # Thousands of bars and spans as data, a few hundred elements in the page.
+    assert page.count("<") < 700 < sum(html.count("<") for html in data["cells"].values())
 
 
 def test_each_cell_shows_its_own_traced_values(trace: Trace, grid: str) -> None:
-    sections = re.findall(r'<section class="gf-cell"[^>]*>(.*?)</section>', grid)
+    sections = [re.fullmatch(r'<section class="gf-cell"[^>]*>(.*?)</section>', html).group(1)
+                for html in shown_html(grid)["cells"].values()]
     for record, section in zip(trace.explorer, sections, strict=True):
         paths = re.findall(r'data-trace="gradient-flow-v3:([^"]+)"', section)
         cell = f"EXPLORER[{record.cell}]"
@@ -151,6 +169,29 @@ def test_the_audit_would_catch_a_typed_value(trace: Trace, grid: str) -> None:
     page = f'<article class="md-content__inner md-typeset">{forged}</article>'
     assert any("untagged number '32'" in f.message
                for f in audit_page("labs/gradient-flow.html", page, traces))
+
+
+@pytest.mark.parametrize(("old", "new", "found"), [
+    # a typed number, and a traced value that no longer shows what the trace holds
+    ("the plain stack passes", "the plain stack (all 32 layers) passes", "untagged number '32'"),
+    ("</span> back to its input", "1</span> back to its input", "the trace gives"),
+])
+def test_the_audit_reads_every_cell_the_script_would_show(trace: Trace, grid: str, old: str,
+                                                          new: str, found: str) -> None:
+    data = shown_html(grid)
+    last = list(data["cells"])[-1]  # a cell the page never holds as elements
+    data["cells"][last] = data["cells"][last].replace(old, new, 1)
+    forged = re.sub(r"(data-shown-html>).*?(</script>)",
+                    lambda m: m.group(1) + json.dumps(data).replace("</", "<\\/") + m.group(2),
+                    grid, flags=re.S)
+    page = f'<article class="md-content__inner md-typeset">{forged}</article>'
+    findings = audit_page("labs/gradient-flow.html", page, both(trace))
+    assert [f.message for f in findings if found in f.message
+            and f"(in the HTML a script shows, cells[{last}])" in f.message], findings
+    broken = forged.replace('data-shown-html>{"cells"', 'data-shown-html>{"cells" oops', 1)
+    assert any("is not an object of objects of HTML strings" in f.message for f in audit_page(
+        "labs/gradient-flow.html", f'<article class="md-content__inner">{broken}</article>',
+        both(trace)))
 
 
 def test_a_grid_without_the_chapters_cell_is_refused(trace: Trace) -> None:

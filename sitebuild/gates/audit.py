@@ -8,14 +8,18 @@ version exactly as ``sitebuild.citations`` renders it, a verdict term or a claim
 as ``diagrams.words`` renders it, a figure's, table's or equation's number, or a reference to
 one, in step with the page's numbering (``sitebuild.numbering``). Diagrams: ``gates.figures``.
 A typeset formula is read as its TeX (the annotation of its MathML); its drawn HTML and MathML
-are the same formula. (Footnotes are not enabled: their numbers would be findings.) The page
+are the same formula. HTML a page's script shows in place of its own (a ``data-shown-html``
+element's JSON fragments, the explorer's cells) is audited fragment by fragment, as article.
+(Footnotes are not enabled: their numbers would be findings.) The page
 around the article (navigation, ``<title>``, the meta description), from ``mkdocs.yml``,
 holds no number at all: a finding there names ``mkdocs.yml``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -87,7 +91,40 @@ def audit_page(page: str, html: str, trace: Trace | TraceSet,
                           citations | numbered_html(html))
     parser.feed(html)
     parser.close()
-    return parser.finish(prose=page not in THEME_PAGES)
+    findings = parser.finish(prose=page not in THEME_PAGES)
+    for shown in _SHOWN_HTML.finditer(html):
+        findings += _audit_shown_html(page, shown, html.count("\n", 0, shown.start()) + 1,
+                                      trace, diagrams, citations)
+    return findings
+
+
+#: HTML a page's own script shows in place of what the page holds (the explorer's cells): a
+#: JSON object of fragments in a script element marked ``data-shown-html``.
+_SHOWN_HTML = re.compile(r"<script [^>]*\bdata-shown-html\b[^>]*>(.*?)</script>", re.S)
+
+
+def _audit_shown_html(page: str, shown: re.Match[str], line: int, trace: Trace | TraceSet,
+                      diagrams: ExpectedDiagrams | None, citations: frozenset[str]
+                      ) -> list[Finding]:
+    """Audit every fragment of a ``data-shown-html`` element as article text; a finding is
+    placed at the element's line and names the fragment."""
+    try:
+        fragments = json.loads(shown.group(1))
+        pieces = [(f"{group}[{key}]", html) for group, of in fragments.items()
+                  for key, html in of.items()]
+        if not all(isinstance(html, str) for _, html in pieces):
+            raise ValueError("a fragment is not a string")
+    except (ValueError, AttributeError) as err:
+        return [Finding(page, line, GATE, f"the HTML a script shows (data-shown-html) is not "
+                        f"an object of objects of HTML strings: {err}")]
+    findings = []
+    for name, html in pieces:
+        article = f'<article class="md-content__inner md-typeset">{html}</article>'
+        for finding in audit_page(page, article, trace, diagrams, citations):
+            findings.append(dataclasses.replace(
+                finding, line=line, message=f"{finding.message} (in the HTML a script shows, "
+                f"{name})"))
+    return findings
 
 
 @dataclass

@@ -1,11 +1,12 @@
 /* The gradients lab's explorer (diagrams/explorer.py renders it).
- * Every value it shows is already in the page as a traced span, one section per cell of the
- * trace's grid, and every factor's curves are drawn already; this script only chooses which
- * section and which drawing are visible. It does no arithmetic on any value: the sliders'
- * positions select a section by its data attributes, the text it announces and writes beside
- * each slider is copied from that section, and the depth's mark on the curves moves to a
- * position the drawing lists for that depth. Material's instant navigation swaps pages without
- * reloading, so it subscribes to document$, which fires on every page. */
+ * The page shows the chapter's cell of the trace's grid; every cell, as the HTML of its
+ * traced spans, travels in one JSON element (data-shown-html), and every factor's curves are
+ * drawn already. This script only chooses: the sliders' positions name a cell and a depth, it
+ * puts that cell's HTML in place of the shown one, copies the text it announces and writes
+ * beside each slider from that cell, and moves the depth's mark on the curves to a position
+ * the drawing lists for that depth. It does no arithmetic on any value. New spans are handed to
+ * the provenance script by a "residual:content" event. Material's instant navigation swaps
+ * pages without reloading, so it subscribes to document$, which fires on every page. */
 (function () {
   "use strict";
 
@@ -18,22 +19,21 @@
     var depth = pick(root, "input[name=depth]");
     var factor = pick(root, "input[name=factor]");
     var live = pick(root, ".gf-explorer__live");
-    if (!depth || !factor || !live) return;
+    var data = pick(root, "script[data-shown-html]");
+    var place = pick(root, ".gf-explorer__cells");
+    if (!depth || !factor || !live || !data || !place) return;
+    var shownHtml = JSON.parse(data.textContent);
     root.setAttribute("data-gf-ready", "true");
     depth.value = depth.getAttribute("data-default");
     factor.value = factor.getAttribute("data-default");
 
     function show(announce) {
-      var cell = pick(root, '.gf-cell[data-factor-index="' + factor.value +
-        '"][data-depth="' + depth.value + '"]');
-      var counts = pick(root, '.gf-counts[data-depth="' + depth.value + '"]');
-      if (!cell || !counts) return;
-      root.querySelectorAll(".gf-cell:not([hidden]), .gf-counts:not([hidden])")
-        .forEach(function (shown) {
-          if (shown !== cell && shown !== counts) shown.hidden = true;
-        });
-      cell.hidden = false;
-      counts.hidden = false;
+      var cellHtml = shownHtml.cells[factor.value + "-" + depth.value];
+      var countsHtml = shownHtml.counts[depth.value];
+      if (cellHtml === undefined || countsHtml === undefined) return;
+      place.innerHTML = cellHtml + countsHtml;
+      place.dispatchEvent(new CustomEvent("residual:content", { bubbles: true }));
+      var cell = pick(place, ".gf-cell");
       var spans = cell.querySelectorAll(".gf-cell__summary .tv");
       factor.setAttribute("aria-valuetext", spans[0].textContent);
       depth.setAttribute("aria-valuetext", spans[1].textContent);

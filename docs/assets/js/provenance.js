@@ -98,6 +98,8 @@
     if (event.key === "Escape") hide();
   });
   document.addEventListener("click", function () { hide(); });
+  // Another script that puts traced spans on the page (the explorer) says so.
+  document.addEventListener("residual:content", function (event) { enhance(event.target); });
 
   if (typeof document$ !== "undefined") {
     document$.subscribe(function () { hide(); enhance(document); enhancePreviews(document); });
