@@ -97,6 +97,31 @@ WRAPPED_VALUES = """() => {
 }"""
 
 
+#: A plot area shorter than this on a phone is too cramped to read (issue "Pages a reader
+#: finishes"); the narrow drawings are made for it.
+PLOT_MIN_HEIGHT = 180
+
+#: The charts of a page's article whose shown drawing has a plot area under PLOT_MIN_HEIGHT
+#: pixels tall, or a label (tick, axis or series name) drawn outside the drawing's box.
+CRAMPED_CHARTS = f"""() => [...document.querySelectorAll('article figure.residual-chart')]
+    .flatMap(figure => {{
+        const svg = [...figure.querySelectorAll('svg')].find(s => s.getClientRects().length);
+        if (!svg) return [[figure.id, 'no drawing shown']];
+        const box = svg.getBoundingClientRect();
+        // Each axes' first patch is its background, the plot area (the others are spines).
+        const plots = [...svg.querySelectorAll('g[id*="-axes_"]')]
+            .map(axes => axes.querySelector(':scope > g[id*="-patch_"] path'))
+            .filter(Boolean).map(path => Math.round(path.getBoundingClientRect().height));
+        const outside = [...svg.querySelectorAll('text')].filter(text => {{
+            const r = text.getBoundingClientRect();
+            return r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1
+                                   || r.top < box.top - 1 || r.bottom > box.bottom + 1); }});
+        return [...(plots.length ? [] : [[figure.id, 'no plot area found']]),
+                ...plots.filter(h => h < {PLOT_MIN_HEIGHT}).map(h => [figure.id, h + 'px plot']),
+                ...(outside.length ? [[figure.id, outside.length + ' labels outside']] : [])];
+    }})"""
+
+
 def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
 

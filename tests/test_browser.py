@@ -23,6 +23,7 @@ import browser_support
 import pytest
 from browser_support import (
     BROKEN_WORDS,
+    CRAMPED_CHARTS,
     DESKTOP,
     NARROW_PHONE,
     PAST_THE_EDGES,
@@ -267,6 +268,8 @@ def test_phone_width_needs_no_horizontal_scroll(browser: Any, site_url: str, scr
         assert wide == [], f"wider than the {width[1]}px viewport: {wide}"
         # A narrow column widens to its longest word rather than break it ("trainabili", "ty").
         assert tab.evaluate(BROKEN_WORDS) == []
+        # Every chart is drawn for the phone: a plot area a reader can read, labels inside.
+        assert tab.evaluate(CRAMPED_CHARTS) == []
         seen.assert_clean()
 
 
@@ -279,6 +282,9 @@ OLD_PHONE_RULES = {
     "a table past the screen's edge": (  # narrower than the screen, yet past its edge
         "index.html", NARROW_PHONE, PAST_THE_EDGES,
         ".md-typeset table.residual-table :is(th, td) { padding: 0.5em 0.6em !important; }"),
+    "a chart squeezed to a strip": (  # the plot areas of 60 to 100 px the issue measured
+        "labs/residual-stream.html", PHONE, CRAMPED_CHARTS,
+        ".md-typeset .figure-narrow svg { max-height: 150px !important; }"),
     "a number wrapped inside itself": (  # values allowed to wrap in narrow columns
         "labs/gradient-flow.html", PHONE, WRAPPED_VALUES,
         ".md-typeset .tv { white-space: normal !important; overflow-wrap: anywhere !important; }"),
