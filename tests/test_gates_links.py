@@ -195,3 +195,21 @@ def test_a_site_served_under_a_sub_path(site: Path, html: str, expected: str) ->
         assert findings == []
     else:
         assert len(findings) == 1 and findings[0].message.startswith(expected), findings
+
+
+@pytest.mark.parametrize(("html", "expected"), [
+    # The host answers the 404 page at any depth: only links from the site's path hold.
+    ('<link rel="stylesheet" href="/sub/assets/style.css">', ""),
+    ('<a href="#top">top</a>', ""),
+    ('<link rel="stylesheet" href="assets/style.css">', "link 'assets/style.css' is relative"),
+    ('<a href="index.html">home</a>', "link 'index.html' is relative"),
+])
+def test_the_404_page_links_only_from_the_sites_path(site: Path, html: str,
+                                                     expected: str) -> None:
+    (site / "404.html").write_text(f'<html><body><p id="top">{html}</p></body></html>\n',
+                                   encoding="utf-8")
+    findings = [f for f in check_links(site, "/sub/") if f.page == "404.html"]
+    if not expected:
+        assert findings == []
+    else:
+        assert len(findings) == 1 and findings[0].message.startswith(expected), findings

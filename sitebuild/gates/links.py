@@ -3,8 +3,9 @@
 Contract: every site-internal URL of a page or stylesheet resolves to a file of the site, and a
 ``#fragment`` to an ``id`` there (an ``id`` defined twice is a finding); everything the browser
 fetches by itself (images, scripts, styles, frames, CSS ``url()``, refreshes, script imports)
-is site-local. Root-relative URLs resolve under the site's path; external navigation links are
-allowed and never fetched. A finding names the Markdown line holding the link.
+is site-local. Root-relative URLs resolve under the site's path, and the 404 page, served at
+any depth, may hold no other local kind; external navigation links are allowed and never
+fetched. A finding names the Markdown line holding the link.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from sitebuild.gates.pages import Finding, attr, html_pages, read_text
 from tracefile.errors import shorten
 
 GATE = "links"
+#: The page a host answers in place of any missing one, at any depth: its links must be
+#: root-relative (MkDocs writes them from site_url's path).
+ERROR_PAGE = "404.html"
 URL_ATTRS = ("href", "src", "srcset", "poster", "data", "xlink:href")
 # <link rel=...> values whose target the browser fetches on its own.
 FETCHED_RELS = frozenset({
@@ -103,6 +107,10 @@ def check_reference(site_dir: Path, anchors: dict[str, frozenset[str]], ref: Lin
             return f"external resource {shorten(ref.url)!r}: the site must make no external request"
         return ""  # navigation away from the site is allowed and not fetched
     path = unquote(parts.path)
+    if ref.page == ERROR_PAGE and path and not path.startswith("/"):
+        return (f"link {shorten(ref.url)!r} is relative, but the host answers {ERROR_PAGE} in "
+                "place of a missing page at any depth, where a relative link misses: it must "
+                "start with the site's path")
     if path.startswith("/"):
         if not path.startswith(base):
             return (f"link {shorten(ref.url)!r} leaves the site, which is served under "
