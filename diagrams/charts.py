@@ -181,9 +181,9 @@ def chart_names(traces: Trace | TraceSet | None = None) -> Sequence[str]:
 
 
 def values_table(name: str, traces: Trace | TraceSet) -> Markup:
-    """Every plotted value as a traced span. Lines that share their x values share rows (one
-    row per x, one column per line, and a low and a high column after a line with a band);
-    otherwise each line's points get rows of their own."""
+    """Every plotted value as a traced cell (the ``td`` is the traced element). Lines that
+    share their x values share rows (one row per x, one column per line, and a low and a high
+    column after a line with a band); otherwise each line's points get rows of their own."""
     chart = _chart(name)
     trace = _trace_of(chart, traces)
     head, columns, owner = [], [], []
@@ -201,7 +201,7 @@ def values_table(name: str, traces: Trace | TraceSet) -> Markup:
     if shared:
         count = max(len(column) for column in columns)
         for index, row_head in enumerate(_row_heads(trace, chart.lines[0], count)):
-            cells = "".join(f"<td>{traced(trace, column[index][0], chart.fmt)}</td>"
+            cells = "".join(traced(trace, column[index][0], chart.fmt, "td")
                             if index < len(column) else "<td></td>" for column in columns)
             rows.append(f'<tr><th scope="row">{row_head}</th>{cells}</tr>')
     else:
@@ -209,9 +209,8 @@ def values_table(name: str, traces: Trace | TraceSet) -> Markup:
             mine = [c for c, o in zip(columns, owner, strict=True) if o == number]
             for index, row_head in enumerate(_row_heads(trace, line, len(mine[0]))):
                 cells = iter(mine)
-                row = "".join(
-                    f"<td>{traced(trace, next(cells)[index][0], chart.fmt)}</td>"
-                    if o == number else "<td></td>" for o in owner)
+                row = "".join(traced(trace, next(cells)[index][0], chart.fmt, "td")
+                              if o == number else "<td></td>" for o in owner)
                 rows.append(f'<tr><th scope="row">{row_head}</th>{row}</tr>')
     return Markup(
         f'<table class="chart-values" data-chart="{escape(name)}">'

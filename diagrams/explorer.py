@@ -1,28 +1,27 @@
 """The gradients lab's explorer: every cell of the trace's grid as HTML, rendered in Python.
 
-Contract: ``render_explorer(trace)`` is a pure function of trace ``gradient-flow-v3`` that
-returns one HTML fragment. For every (branch factor, depth) cell of the grid (records
-``EXPLORER-CONFIG``, ``EXPLORER``, ``PATH-COUNT``, ``EXPLORER-FACTOR``) it holds a section
-whose every number is a traced span (``diagrams.format.traced``): the factor, the depth, the
-plain and the residual input gradient, the path length that carries the most, and the
-contributions of every path length as one traced vector. The bar lengths beside them are
-the contributions' magnitudes relative to the cell's largest, computed here at render time
-into a CSS custom property; the bars are decoration (``aria-hidden``), the traced vector is the
-value. Above the cells, one drawing per factor puts its plain and residual input gradients
-(``EXPLORER-FACTOR``) at every depth on one logarithmic axis shared by all factors, running
-from the grid's smallest nonzero magnitude to its largest, both named in a key as traced
-spans; a drawing holds no text (``aria-hidden``), and lists the x of every depth so that
-its depth mark can be moved there. Only the cell and the drawing for the chapter's own stack
-(``CHAPTER-PATHS``: its factor and number of layers) are visible; the others carry
-``hidden``, and ``docs/assets/js/explorer.js`` only switches which are shown and copies the
-chosen values beside the sliders (no arithmetic in the browser). The controls are native
-range inputs with labels and their end values, hidden until the script runs; a folded table
-of every factor's plain and residual gradients by depth serves readers without JavaScript.
-``depths`` and ``factors`` restrict the grid (for small golden files); the page shows it all.
-The fragment is numbers only, and no search should find it: it is marked excluded from the
-search (``data-search-exclude``). Its root
-is a ``<figure>`` because Material's search matches the excluded element by tag name, so the
-first ``</div>`` inside a ``<div>`` root would end the exclusion.
+Contract: ``render_explorer(trace)`` and ``render_explorer_data(trace)`` are pure functions of
+trace ``gradient-flow-v3``. For every (branch factor, depth) cell of the grid (records
+``EXPLORER-CONFIG``, ``EXPLORER``, ``PATH-COUNT``, ``EXPLORER-FACTOR``) the data holds a
+section whose every number is a traced span (``diagrams.format.traced``): the factor, the
+depth, the plain and the residual input gradient, the path length that carries the most, and
+the contributions of every path length as one traced vector. Bar lengths beside them are the
+contributions' magnitudes relative to the cell's largest, computed here into a CSS custom
+property; the bars are decoration (``aria-hidden``), the traced vector is the value. The data
+is a script published at ``DATA_FILE`` (``shown_html_script``; the audit reads it back with
+``read_shown_html_script``); the fragment names it (``data-shown-html-src``) and holds only the
+chapter's own cell (``CHAPTER-PATHS``). Above the cells, one drawing per factor puts its plain
+and residual input gradients (``EXPLORER-FACTOR``) at every depth on one logarithmic axis
+shared by all factors, from the grid's smallest nonzero magnitude to its largest, both named
+in a key as traced spans; a drawing holds no text (``aria-hidden``) and lists the x of every
+depth for its depth mark. ``docs/assets/js/explorer.js`` loads the data, puts the chosen cell's
+HTML in place and switches the drawings (no arithmetic in the browser). The controls are
+native range inputs with labels and their end values, hidden until the script runs; without
+it a reader has the chapter's cell and a folded table of every factor at the deepest depth,
+linked to the whole grid on the Trace page. ``depths`` and ``factors`` restrict the grid (for
+small golden files). The fragment is numbers only, excluded from the search
+(``data-search-exclude``); its root is a ``<figure>`` because Material's search matches the
+excluded element by tag name, so the first ``</div>`` inside a ``<div>`` root would end it.
 """
 
 from __future__ import annotations
@@ -41,6 +40,12 @@ from tracefile.values import trace_repr
 TRACE = "gradient-flow-v3"
 #: Where the whole grid is listed, from the lab's page.
 TRACE_PAGE = "../trace.html#gradient-flow-v3"
+#: Where every cell's HTML is published: a script the explorer loads (a script works from the
+#: file system, where a fetched JSON file does not), and its address from the lab's page.
+DATA_FILE = "assets/explorer/gradient-flow-v3.js"
+DATA_URL = f"../{DATA_FILE}"
+#: The data script's one statement, around its JSON object.
+DATA_PREFIX, DATA_SUFFIX = "window.residualShownHtml = ", ";\n"
 #: The format of every gradient the explorer shows (they span many powers of ten).
 FMT = "sci"
 #: The curves' drawing, in SVG user units: width, height and the margin inside them.
@@ -186,26 +191,40 @@ def _grid_table(trace: Trace, factors: Iterable[float], depth: int) -> str:
         f'<a href="{TRACE_PAGE}">trace</a>.</p></details>')
 
 
-def _shown_html(cells: dict[str, str], counts: dict[str, str]) -> str:
-    """Every cell and every depth's path counts as HTML the script shows in place of the
-    chapter's: one JSON object in one element (``data-shown-html``, audited fragment by
-    fragment), not thousands of hidden elements."""
+def shown_html_script(cells: dict[str, str], counts: dict[str, str]) -> str:
+    """Every cell and every depth's path counts, as HTML the script shows in place of the
+    chapter's: one JSON object, published as a script (``DATA_FILE``) that assigns it, which
+    the explorer loads and the audit reads fragment by fragment (``read_shown_html_script``)."""
     data = json.dumps({"cells": cells, "counts": counts}, ensure_ascii=False,
                       separators=(",", ":"))
-    # "</" would end the script element early; JSON reads "<\/" as the same two characters.
-    return ('<script type="application/json" class="gf-explorer__data" data-shown-html>'
-            + data.replace("</", "<\\/") + "</script>")
+    return DATA_PREFIX + data + DATA_SUFFIX
 
 
-def render_explorer(trace: Trace, depths: Iterable[int] | None = None,
-                    factors: Iterable[float] | None = None) -> Markup:
-    """The explorer's HTML fragment (see the module docstring)."""
+def read_shown_html_script(text: str) -> dict[str, dict[str, str]]:
+    """The object of objects of HTML strings a ``shown_html_script`` assigns; ValueError
+    naming what is wrong with anything else."""
+    if not (text.startswith(DATA_PREFIX) and text.endswith(DATA_SUFFIX)):
+        raise ValueError(f"expected one statement {DATA_PREFIX.strip()!r} {{...}}"
+                         f"{DATA_SUFFIX.strip()!r}")
+    data = json.loads(text[len(DATA_PREFIX):-len(DATA_SUFFIX)])
+    if not isinstance(data, dict) or not all(
+            isinstance(of, dict) and all(isinstance(html, str) for html in of.values())
+            for of in data.values()):
+        raise ValueError("expected an object of objects of HTML strings")
+    return data
+
+
+def _grid(trace: Trace, depths: Iterable[int] | None, factors: Iterable[float] | None
+          ) -> tuple[tuple[float, ...], tuple[int, ...], tuple[float, int], dict[str, str],
+                     dict[str, str]]:
+    """The chosen factors and depths, the chapter's (factor, depth), and every cell's and
+    every depth's counts HTML by key."""
     if trace.trace_id != TRACE:
         raise RenderError(trace.path, None, f"the explorer draws {TRACE}, not {trace.trace_id}")
-    all_factors = trace.resolve("EXPLORER-CONFIG.factors")
-    max_depth = trace.resolve("EXPLORER-CONFIG.max-depth")
-    chosen_factors = tuple(all_factors if factors is None else factors)
-    chosen_depths = tuple(range(1, max_depth + 1) if depths is None else depths)
+    chosen_factors = tuple(trace.resolve("EXPLORER-CONFIG.factors") if factors is None
+                           else factors)
+    chosen_depths = tuple(range(1, trace.resolve("EXPLORER-CONFIG.max-depth") + 1)
+                          if depths is None else depths)
     default = (trace.resolve("CHAPTER-PATHS.branch-factor"), trace.resolve("CHAPTER-PATHS.layers"))
     cells = _cells(trace)
     missing = [key for key in ((f, d) for f in chosen_factors for d in chosen_depths)
@@ -217,6 +236,19 @@ def render_explorer(trace: Trace, depths: Iterable[int] | None = None,
     sections = {f"{index}-{depth}": _cell(trace, cells[(factor, depth)], index)
                 for index, factor in enumerate(chosen_factors) for depth in chosen_depths}
     counts = {str(depth): _counts(trace, depth) for depth in chosen_depths}
+    return chosen_factors, chosen_depths, default, sections, counts
+
+
+def render_explorer_data(trace: Trace, depths: Iterable[int] | None = None,
+                         factors: Iterable[float] | None = None) -> str:
+    """The text of the script ``DATA_FILE``: every cell's HTML (``shown_html_script``)."""
+    return shown_html_script(*_grid(trace, depths, factors)[3:])
+
+
+def render_explorer(trace: Trace, depths: Iterable[int] | None = None,
+                    factors: Iterable[float] | None = None) -> Markup:
+    """The explorer's HTML fragment (see the module docstring)."""
+    chosen_factors, chosen_depths, default, sections, counts = _grid(trace, depths, factors)
     chosen = f"{chosen_factors.index(default[0])}-{default[1]}"
     low, high = _extremes(trace, chosen_factors, chosen_depths)
     axis = (math.log10(abs(trace.resolve(low))), math.log10(abs(trace.resolve(high))))
@@ -225,7 +257,8 @@ def render_explorer(trace: Trace, depths: Iterable[int] | None = None,
                      for index, factor in enumerate(chosen_factors))
     first, last = chosen_depths[0], chosen_depths[-1]
     return Markup(
-        '<figure class="gf-explorer" data-gf-explorer data-search-exclude>'
+        '<figure class="gf-explorer" data-gf-explorer data-search-exclude '
+        f'data-shown-html-src="{DATA_URL}">'
         '<div class="gf-explorer__controls" hidden>'
         + _control("depth", "Depth <var>L</var>, the number of layers", first, last,
                    default[1], traced(trace, f"PATH-COUNT[{first}].depth"),
@@ -238,7 +271,7 @@ def render_explorer(trace: Trace, depths: Iterable[int] | None = None,
         f'<div class="gf-explorer__curves">{curves}'
         f"{_curves_key(trace, chosen_factors, chosen_depths)}</div>"
         f'<div class="gf-explorer__cells">{sections[chosen]}{counts[str(default[1])]}</div>'
-        f"{_shown_html(sections, counts)}{_grid_table(trace, chosen_factors, last)}</figure>")
+        f"{_grid_table(trace, chosen_factors, last)}</figure>")
 
 
 def _control(name: str, label: str, low: int, high: int, default: int, first: Markup,

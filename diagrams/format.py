@@ -110,15 +110,17 @@ def _format_sci(value: float) -> str:
     return f"{mantissa}\u00a0×\u00a010{power}".replace("-", MINUS)
 
 
-def traced(traces: Trace | TraceSet, path: str, fmt: str = "exact") -> Markup:
-    """``<span class="tv" data-trace=PATH data-format=FMT title="PATH = EXACT">DISPLAY</span>``,
+def traced(traces: Trace | TraceSet, path: str, fmt: str = "exact", tag: str = "span"
+           ) -> Markup:
+    """``<span class="tv" data-trace=PATH data-format=FMT data-exact=EXACT>DISPLAY</span>``,
     with ``data-name`` after FMT when the value is a name (or names), ``data-list`` when it is a
-    list of several numbers.
+    list of several numbers; ``tag`` names another element (a table's ``td``) to carry it.
 
     PATH is qualified by its trace (``residual-connections-v2:FORWARD.output``) whichever
-    trace a page names by default; EXACT is the value as the trace stores it, so hovering
-    shows what fixed6 rounds away. Raises TracePathError for an unknown path and RenderError
-    for an unknown format.
+    trace a page names by default; EXACT is the value as the trace stores it, written only
+    when DISPLAY shows it otherwise (rounded, say): the provenance popover shows
+    ``PATH = EXACT``. Raises TracePathError for an unknown path and RenderError for an
+    unknown format.
     """
     value = traces.resolve(path)
     path = traces.qualified(path)
@@ -132,10 +134,11 @@ def traced(traces: Trace | TraceSet, path: str, fmt: str = "exact") -> Markup:
         listed = Markup(" data-name")
     elif isinstance(value, tuple) and len(value) > 1:
         listed = Markup(" data-list")
+    stored = "" if exact == display else Markup(' data-exact="{}"').format(exact)
     return Markup(
-        '<span class="tv" data-trace="{path}" data-format="{fmt}"{listed} title="{path} = '
-        '{exact}">{display}</span>'
-    ).format(path=path, fmt=fmt, listed=listed, exact=exact, display=display)
+        '<{tag} class="tv" data-trace="{path}" data-format="{fmt}"{listed}{stored}>{display}'
+        "</{tag}>"
+    ).format(tag=tag, path=path, fmt=fmt, listed=listed, stored=stored, display=display)
 
 
 def _inert(markup: Markup) -> Markup:

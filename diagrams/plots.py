@@ -2,16 +2,16 @@
 
 Contract: ``render_plot(plot)`` draws a ``Plot`` (line series over x, linear or log axes) with
 matplotlib's SVG backend and returns an ``<svg>`` element ready to inline, like the Graphviz
-diagrams (``diagrams.svg``): text kept as text (``svg.fonttype = none``), no XML prolog,
-comments or metadata, every id prefixed with the plot id and hashed with a fixed salt, so the
-same plot gives byte-identical SVG; ``role="img"`` with a first-child ``<title>`` and
-``<desc>``; black turned into ``currentColor`` and a transparent background, so it reads in
-light and dark themes. Series are told apart by line style and marker as well as colour; a
-series may carry a band (low and high values per x, drawn translucent behind its line), and long
-series get markers on a subset of their points only; a series may fix its look (``style``) so a
-quantity keeps it across charts, and the legend sits below the axes, never over the data.
-Yardsticks (``references``) are thin dotted lines named at their right end; ``ylim`` fixes
-the y range (charts compared side by side share it).
+diagrams (``diagrams.svg``), and lighter (``diagrams.svg_compact``): text kept as text
+(``svg.fonttype = none``), no XML prolog, comments or metadata, every id prefixed with the plot
+id and hashed with a fixed salt, so the same plot gives byte-identical SVG; ``role="img"`` with
+a first-child ``<title>`` and ``<desc>``; black turned into ``currentColor`` and a transparent
+background, so it reads in light and dark themes. Series are told apart by line style and marker
+as well as colour; a series may carry a band (low and high values per x, drawn translucent
+behind its line), and long series get markers on a subset of their points only; a series may fix
+its look (``style``) so a quantity keeps it across charts, and the legend sits below the axes,
+never over the data. Yardsticks (``references``) are thin dotted lines named at their right end;
+``ylim`` fixes the y range (charts compared side by side share it).
 Every plotted value comes from the ``Series`` (built from trace paths by the page's plot
 declarations); tick labels are derived by matplotlib from the plotted data's range.
 """
@@ -28,6 +28,7 @@ from typing import Any
 from diagrams.errors import RenderError
 from diagrams.format import MINUS, SUPERSCRIPT
 from diagrams.svg import ID_RE, clean_svg
+from diagrams.svg_compact import compact_svg
 
 #: Okabe–Ito colours that keep their contrast on Material's light and slate backgrounds.
 COLOURS = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#D55E00", "#999999")
@@ -280,6 +281,6 @@ def render_plot(plot: Plot) -> str:
     # matplotlib writes sizes in pt on the root and colours as hex: map them to what the
     # diagram cleaner expects, then let it strip, prefix and theme the rest.
     raw = re.sub(r"<metadata>.*?</metadata>", "", raw, flags=re.DOTALL)
-    raw = raw.replace("#000000", "currentColor")
+    raw = compact_svg(raw).replace("#000000", "currentColor")
     return clean_svg(raw, plot.plot_id, plot.title, plot.desc, f"<plot {plot.plot_id}>",
                      kind="residual-plot")

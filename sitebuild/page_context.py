@@ -193,6 +193,15 @@ class PageContext:
             raise PageError("<page>", None, f"the explorer needs trace {TRACE}")
         return Markup(render_explorer(self.traces.traces[TRACE]))
 
+    def data_files(self) -> dict[str, bytes]:
+        """The files a page's script loads, by their path in the site: the explorer's cells
+        (``diagrams.explorer.DATA_FILE``) when its trace is among the traces."""
+        from diagrams.explorer import DATA_FILE, TRACE, render_explorer_data
+
+        if TRACE not in self.traces.traces:
+            return {}
+        return {DATA_FILE: render_explorer_data(self.traces.traces[TRACE]).encode("utf-8")}
+
     def table(self, name: str, numbering: Numbering | None = None) -> Markup:
         """The rendered HTML table ``name``, wrapped like Material wraps tables; with a
         ``numbering``, a numbered table whose label opens its caption."""

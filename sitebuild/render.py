@@ -4,10 +4,11 @@ Contract: ``render_pages(root, context, pages_dir, only)`` makes ``pages_dir`` h
 what the site generator reads: each ``docs/**/*.md`` rendered (front matter ``trace:`` names
 the trace its unqualified paths read; a page that cites ends with its References; one that
 names a figure before showing it is rendered twice, ``numbering``), the other files of
-``docs/`` as they are, KaTeX's vendored stylesheet and fonts, the search worker shim, each trace at
-``trace/<id>.trace`` (the parsed trace's bytes) and the labs' notebooks
-(``sitebuild.notebooks``). A symbolic link under ``docs/`` is refused: only files inside the
-project publish. A file is written only when its bytes change; ``only`` re-renders just those
+``docs/`` as they are, KaTeX's vendored stylesheet and fonts, the search worker shim, each
+trace at ``trace/<id>.trace`` (the parsed trace's bytes), the labs' notebooks
+(``sitebuild.notebooks``) and the data pages' scripts load (``PageContext.data_files``). A
+symbolic link under ``docs/`` is refused: only files inside the project publish. A file is
+written only when its bytes change; ``only`` re-renders just those
 pages. Returns the files written. A page is a Jinja template rendered strictly
 (``render_page``: undefined names fail, no expression may show a number), HTML-escaping, with
 comments ``<#-- --#>`` so Markdown's ``{#id}`` stays Markdown; any failure is a ``PageError``
@@ -158,6 +159,7 @@ def _sources(root: Path, context: PageContext) -> dict[str, Path | bytes]:
     for trace in context.traces:  # what was parsed, not a file that may have changed since
         files[trace_url(trace.trace_id)] = trace.text.encode("utf-8")
     files.update(notebook_files(root))
+    files.update(context.data_files())
     return files
 
 

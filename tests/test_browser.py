@@ -383,14 +383,20 @@ def test_a_reference_previews_the_caption_of_its_figure(browser: Any, site_url: 
         seen.assert_clean()
 
 
+#: What a traced element's popover says: its path and its stored value (data-exact where it
+#: shows the value rounded, else its own text).
+PROVENANCE = """e => e.getAttribute('data-trace') + ' = '
+    + (e.hasAttribute('data-exact') ? e.getAttribute('data-exact') : e.textContent)"""
+
+
 @pytest.mark.slow
 @pytest.mark.browser
 def test_provenance_on_tap_and_keyboard(browser: Any, site_url: str) -> None:
     with visit(browser, url_of(site_url, "index.html"), viewport=PHONE, touch=True) as seen:
         tab = seen.page
         number = tab.locator("article .tv").first
-        expected = number.get_attribute("title")
-        assert expected and expected.startswith("residual-connections-")
+        expected = tab.evaluate(PROVENANCE, number.element_handle())
+        assert expected.startswith("residual-connections-")
         number.tap()
         popover = tab.locator("#tv-popover")
         assert popover.is_visible() and popover.text_content() == expected
@@ -402,7 +408,14 @@ def test_provenance_on_tap_and_keyboard(browser: Any, site_url: str) -> None:
         tab.keyboard.press("Enter")
         assert popover.is_visible() and popover.text_content() == expected
         tab.keyboard.press("Tab")  # the next traced number of the opening paragraphs
-        focused = tab.evaluate("[document.activeElement.className, "
-                               "document.activeElement.getAttribute('title')]")
-        assert "tv" in focused[0].split() and popover.text_content() == focused[1]
+        focused = tab.evaluate_handle("() => document.activeElement")
+        assert "tv" in tab.evaluate("e => e.className", focused).split()
+        assert popover.text_content() == tab.evaluate(PROVENANCE, focused)
+        # A mouse shows it too, on hover; a rounded value's popover holds it as stored.
+        tab.keyboard.press("Escape")
+        rounded = tab.locator("article .tv[data-exact]").first
+        rounded.hover()
+        assert popover.is_visible() and popover.text_content() == (
+            f"{rounded.get_attribute('data-trace')} = {rounded.get_attribute('data-exact')}")
+        assert rounded.text_content() != rounded.get_attribute("data-exact")
         seen.assert_clean()

@@ -1,8 +1,8 @@
 """The gradients lab in Debian's Chromium: the explorer moved with the keyboard shows, for every
 cell it reaches, exactly the trace's values for that cell (desktop and phone width), each
 opening its provenance; without JavaScript it still shows the chapter's cell and a short table
-that links to the whole grid; axe-core finds no
-accessibility problem in the lab's content."""
+that links to the whole grid, and so does a page whose cells' script does not load; axe-core
+finds no accessibility problem in the lab's content."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from browser_support import DESKTOP, PHONE, run_axe, set_scheme, visit
 from lab_support import LAB_PAGE, lab_traces
 from test_browser import assert_no_content_violations
 
+from diagrams.explorer import DATA_FILE
 from diagrams.format import format_value
 from tracefile import TraceSet
 
@@ -84,9 +85,10 @@ def check_cell(tab: Any, traces: TraceSet, factor_index: int, depth: int) -> Non
     assert tab.locator(".gf-explorer__live").text_content() == summary
     assert tab.get_attribute("#gf-explorer-factor", "aria-valuetext") == format_value(factor)
     assert tab.get_attribute("#gf-explorer-depth", "aria-valuetext") == format_value(depth)
-    # The cell came from the page's JSON: its spans still open their provenance, by keyboard.
+    # The cell came from the data script: its spans still open their provenance, by keyboard.
     assert tab.evaluate("""[...document.querySelectorAll('.gf-explorer__cells .tv')].every(
-        span => span.tabIndex === 0 && span.dataset.provenance === span.title)""")
+        span => span.tabIndex === 0 && span.dataset.provenance === span.dataset.trace + ' = '
+                + (span.dataset.exact ?? span.textContent))""")
     assert check_curves(tab, depth) == {"factor": format_value(factor),
                                         "depth": format_value(depth),
                                         "shown": [str(factor_index)], "mark at depth": True}
@@ -160,6 +162,28 @@ def test_without_javascript_the_chapters_cell_and_the_grid_remain(
             "data-trace").endswith(f"].plain[{last}]")
         assert tab.locator(".gf-explorer__grid a").get_attribute("href") == (
             "../trace.html#gradient-flow-v3")
+    finally:
+        context.close()
+
+
+def test_when_the_cells_do_not_load_the_page_keeps_its_own_cell(
+        browser: Any, lab_url: str, traces: TraceSet) -> None:
+    context = browser.new_context(viewport=PHONE)
+    try:
+        tab = context.new_page()
+        refused = []
+        tab.route(f"**/{DATA_FILE}", lambda route: (refused.append(route.request.url),
+                                                    route.abort()))
+        tab.goto(lab_url, wait_until="load")
+        tab.wait_for_function("() => document.querySelector('[data-gf-explorer]')"
+                              ".getAttribute('data-gf-ready') === 'loading'")
+        assert len(refused) == 1
+        assert not tab.locator(".gf-explorer__controls").is_visible()
+        factor = traces.resolve("CHAPTER-PATHS.branch-factor")
+        depth = traces.resolve("CHAPTER-PATHS.layers")
+        assert shown(tab) == expected(traces, factor, depth)
+        assert tab.locator("table.gf-grid tbody tr").count() == len(
+            traces.resolve("EXPLORER-CONFIG.factors"))
     finally:
         context.close()
 

@@ -1,8 +1,9 @@
 """diagrams/explorer.py: the gradients lab's explorer, rendered from the trace.
 
-A small corner of the grid is held against a golden file (tests/golden/explorer-corner.html,
-one tag per line so a change is a readable diff); the whole grid is checked for structure
-and passed through the provenance audit, which must find nothing.
+A small corner of the grid, fragment and data script, is held against a golden file
+(tests/golden/explorer-corner.html, one tag per line so a change is a readable diff); the
+whole grid is checked for structure and passed through the provenance audit, which must find
+nothing.
 """
 
 from __future__ import annotations
@@ -10,13 +11,21 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from pathlib import Path
 
 import pytest
 from golden_support import assert_drawing_matches_golden
 from paths import GOLDEN_DIR
 
 from diagrams.errors import RenderError
-from diagrams.explorer import render_explorer
+from diagrams.explorer import (
+    DATA_FILE,
+    DATA_URL,
+    read_shown_html_script,
+    render_explorer,
+    render_explorer_data,
+    shown_html_script,
+)
 from sitebuild.gates.audit import audit_page
 from tracefile import SCHEMAS, Trace, TraceSet, load_trace
 
@@ -37,6 +46,14 @@ def grid(trace: Trace) -> str:
     return str(render_explorer(trace))
 
 
+@pytest.fixture(scope="module")
+def data(trace: Trace) -> str:
+    return render_explorer_data(trace)
+
+
+LAB = "labs/gradient-flow.html"
+
+
 def both(trace: Trace) -> TraceSet:
     """The site's traces (the audit always knows the chapter's), the lab's by default."""
     chapter = load_trace(GOLDEN_DIR / "residual-connections-v2.trace",
@@ -49,22 +66,24 @@ def lines(fragment: str) -> str:
     return fragment.replace("><", ">\n<") + "\n"
 
 
-def shown_html(grid: str) -> dict[str, dict[str, str]]:
-    """The cells and path counts the script shows, from the fragment's one JSON element."""
-    found = re.findall(r'<script type="application/json" class="gf-explorer__data" '
-                       r"data-shown-html>(.*?)</script>", grid, re.S)
-    assert len(found) == 1
-    return json.loads(found[0])
+def shown_html(data: str) -> dict[str, dict[str, str]]:
+    """The cells and path counts the script shows, from the data script's one statement."""
+    return read_shown_html_script(data)
 
 
-def in_the_page(grid: str) -> str:
-    """The fragment without its JSON element: what the page holds as elements."""
-    return re.sub(r"<script [^>]*data-shown-html>.*?</script>", "", grid, flags=re.S)
+def audited(grid: str, data: str, traces: TraceSet, site: Path) -> list:
+    """The audit's findings on a lab page holding ``grid``, with ``data`` published."""
+    (site / DATA_FILE).parent.mkdir(parents=True, exist_ok=True)
+    (site / DATA_FILE).write_text(data, encoding="utf-8")
+    page = f'<article class="md-content__inner md-typeset">{grid}</article>'
+    return audit_page(LAB, page, traces, site_dir=site)
 
 
 def test_a_corner_of_the_grid_matches_its_golden_file(trace: Trace) -> None:
     corner = render_explorer(trace, CORNER_DEPTHS, CORNER_FACTORS)
-    assert_drawing_matches_golden(lines(str(corner)), CORNER, "render_explorer (corner)")
+    data = render_explorer_data(trace, CORNER_DEPTHS, CORNER_FACTORS)
+    assert_drawing_matches_golden(lines(str(corner)) + lines(data), CORNER,
+                                  "render_explorer and render_explorer_data (corner)")
 
 
 def test_the_fragment_is_a_pure_function_of_the_trace(trace: Trace, grid: str) -> None:
@@ -72,27 +91,38 @@ def test_the_fragment_is_a_pure_function_of_the_trace(trace: Trace, grid: str) -
 
 
 def test_every_cell_travels_as_data_and_only_the_chapters_is_in_the_page(
-        trace: Trace, grid: str) -> None:
+        trace: Trace, grid: str, data: str) -> None:
     factors = trace.resolve("EXPLORER-CONFIG.factors")
     depth = trace.resolve("EXPLORER-CONFIG.max-depth")
-    data = shown_html(grid)
-    assert list(data["cells"]) == [f"{f}-{d}" for f in range(len(factors))
-                                   for d in range(1, depth + 1)]
-    assert len(data["cells"]) == trace.resolve("EXPLORER-CONFIG.last-cell") + 1
-    assert list(data["counts"]) == [str(d) for d in range(1, depth + 1)]
+    shown = shown_html(data)
+    assert list(shown["cells"]) == [f"{f}-{d}" for f in range(len(factors))
+                                    for d in range(1, depth + 1)]
+    assert len(shown["cells"]) == trace.resolve("EXPLORER-CONFIG.last-cell") + 1
+    assert list(shown["counts"]) == [str(d) for d in range(1, depth + 1)]
     chapter = (factors.index(trace.resolve("CHAPTER-PATHS.branch-factor")),
                trace.resolve("CHAPTER-PATHS.layers"))
-    page = in_the_page(grid)
-    assert page.count("<section") == 1 and " hidden>" not in page.split("gf-explorer__cells")[1]
-    assert data["cells"][f"{chapter[0]}-{chapter[1]}"] in page
-    assert data["counts"][str(chapter[1])] in page
+    assert f'data-shown-html-src="{DATA_URL}"' in grid and "<script" not in grid
+    assert grid.count("<section") == 1 and " hidden>" not in grid.split("gf-explorer__cells")[1]
+    assert shown["cells"][f"{chapter[0]}-{chapter[1]}"] in grid
+    assert shown["counts"][str(chapter[1])] in grid
     # Thousands of bars and spans as data, a few hundred elements in the page.
-    assert page.count("<") < 700 < sum(html.count("<") for html in data["cells"].values())
+    assert grid.count("<") < 700 < sum(html.count("<") for html in shown["cells"].values())
 
 
-def test_each_cell_shows_its_own_traced_values(trace: Trace, grid: str) -> None:
+def test_the_data_script_reads_back_as_written_and_refuses_anything_else() -> None:
+    shown = {"cells": {"0-1": '<p>a "quoted" </p>\u2028'}, "counts": {"1": "<p></p>"}}
+    script = shown_html_script(shown["cells"], shown["counts"])
+    assert read_shown_html_script(script) == shown
+    for broken, says in [(script.replace(";\n", "\n"), "expected one statement"),
+                         (script.replace('{"cells"', '{"cells" oops', 1), "Expecting"),
+                         (script.replace('"<p></p>"', "1"), "object of objects of HTML")]:
+        with pytest.raises(ValueError, match=says):
+            read_shown_html_script(broken)
+
+
+def test_each_cell_shows_its_own_traced_values(trace: Trace, data: str) -> None:
     sections = [re.fullmatch(r'<section class="gf-cell"[^>]*>(.*?)</section>', html).group(1)
-                for html in shown_html(grid)["cells"].values()]
+                for html in shown_html(data)["cells"].values()]
     for record, section in zip(trace.explorer, sections, strict=True):
         paths = re.findall(r'data-trace="gradient-flow-v3:([^"]+)"', section)
         cell = f"EXPLORER[{record.cell}]"
@@ -157,18 +187,16 @@ def test_the_sliders_are_labelled_with_their_ends(trace: Trace, grid: str) -> No
     assert grid.count('<output class="gf-explorer__value"') == 2
 
 
-def test_the_audit_finds_nothing_in_the_whole_grid(trace: Trace, grid: str) -> None:
-    traces = both(trace)
-    page = f'<article class="md-content__inner md-typeset">{grid}</article>'
-    assert audit_page("labs/gradient-flow.html", page, traces) == []
+def test_the_audit_finds_nothing_in_the_whole_grid(trace: Trace, grid: str, data: str,
+                                                   tmp_path: Path) -> None:
+    assert audited(grid, data, both(trace), tmp_path) == []
 
 
-def test_the_audit_would_catch_a_typed_value(trace: Trace, grid: str) -> None:
-    traces = both(trace)
+def test_the_audit_would_catch_a_typed_value(trace: Trace, grid: str, data: str,
+                                            tmp_path: Path) -> None:
     forged = grid.replace("the plain stack passes", "the plain stack (all 32 layers) passes", 1)
-    page = f'<article class="md-content__inner md-typeset">{forged}</article>'
     assert any("untagged number '32'" in f.message
-               for f in audit_page("labs/gradient-flow.html", page, traces))
+               for f in audited(forged, data, both(trace), tmp_path))
 
 
 @pytest.mark.parametrize(("old", "new", "found"), [
@@ -176,22 +204,33 @@ def test_the_audit_would_catch_a_typed_value(trace: Trace, grid: str) -> None:
     ("the plain stack passes", "the plain stack (all 32 layers) passes", "untagged number '32'"),
     ("</span> back to its input", "1</span> back to its input", "the trace gives"),
 ])
-def test_the_audit_reads_every_cell_the_script_would_show(trace: Trace, grid: str, old: str,
-                                                          new: str, found: str) -> None:
-    data = shown_html(grid)
-    last = list(data["cells"])[-1]  # a cell the page never holds as elements
-    data["cells"][last] = data["cells"][last].replace(old, new, 1)
-    forged = re.sub(r"(data-shown-html>).*?(</script>)",
-                    lambda m: m.group(1) + json.dumps(data).replace("</", "<\\/") + m.group(2),
-                    grid, flags=re.S)
-    page = f'<article class="md-content__inner md-typeset">{forged}</article>'
-    findings = audit_page("labs/gradient-flow.html", page, both(trace))
+def test_the_audit_reads_every_cell_the_script_would_show(
+        trace: Trace, grid: str, data: str, tmp_path: Path, old: str, new: str,
+        found: str) -> None:
+    shown = shown_html(data)
+    last = list(shown["cells"])[-1]  # a cell the page never holds as elements
+    shown["cells"][last] = shown["cells"][last].replace(old, new, 1)
+    findings = audited(grid, shown_html_script(**shown), both(trace), tmp_path)
     assert [f.message for f in findings if found in f.message
-            and f"(in the HTML a script shows, cells[{last}])" in f.message], findings
-    broken = forged.replace('data-shown-html>{"cells"', 'data-shown-html>{"cells" oops', 1)
-    assert any("is not an object of objects of HTML strings" in f.message for f in audit_page(
-        "labs/gradient-flow.html", f'<article class="md-content__inner">{broken}</article>',
-        both(trace)))
+            and f"(in the HTML a script shows, {DATA_FILE} cells[{last}])" in f.message], findings
+
+
+@pytest.mark.parametrize(("script", "says"), [
+    (None, "no such file in the site"),
+    ('window.residualShownHtml = {"cells": [1]};\n', "object of objects of HTML strings"),
+    ("window.residualShownHtml = {oops};\n", "Expecting property name"),
+])
+def test_a_data_script_the_audit_cannot_read_is_a_finding(
+        trace: Trace, grid: str, tmp_path: Path, script: str | None, says: str) -> None:
+    findings = audited(grid, script or "", both(trace), tmp_path)
+    if script is None:
+        (tmp_path / DATA_FILE).unlink()
+        findings = audit_page(LAB, f'<article class="md-content__inner">{grid}</article>',
+                              both(trace), site_dir=tmp_path)
+    assert len(findings) == 1 and findings[0].line == 1
+    assert findings[0].message.startswith(f"the HTML a script shows ({DATA_URL}) cannot be "
+                                          "read: ")
+    assert says in findings[0].message
 
 
 def test_a_grid_without_the_chapters_cell_is_refused(trace: Trace) -> None:
@@ -199,9 +238,10 @@ def test_a_grid_without_the_chapters_cell_is_refused(trace: Trace) -> None:
         render_explorer(trace, (1, 2), (-0.25,))
 
 
-def test_the_fragment_weighs_what_the_page_can_carry(grid: str) -> None:
-    # Measured when the explorer was written: about a megabyte (a ninth of that gzipped).
-    # One traced span per bar instead of one traced vector per cell would add well over
-    # another megabyte and a half; this bound keeps that from creeping back in.
-    assert len(grid.encode("utf-8")) < 1_300_000
+def test_the_fragment_and_its_data_weigh_what_a_reader_can_carry(grid: str, data: str) -> None:
+    # The page carries one cell and the curves; the cells travel in the data script, about
+    # a megabyte (a ninth of that gzipped). One traced span per bar instead of one traced
+    # vector per cell would add well over another megabyte and a half to it.
+    assert len(grid.encode("utf-8")) < 60_000
+    assert len(data.encode("utf-8")) < 1_300_000
 

@@ -61,19 +61,22 @@ def test_unknown_format_is_a_render_error() -> None:
 def test_traced_span_carries_path_format_and_exact_value(trace: Trace) -> None:
     assert str(traced(trace, "FORWARD.output")) == (
         '<span class="tv" data-trace="residual-connections-v2:FORWARD.output" '
-        'data-format="exact" data-list '
-        'title="residual-connections-v2:FORWARD.output = [1.0,-3.25]">[1, −3.25]</span>'
+        'data-format="exact" data-list data-exact="[1.0,-3.25]">[1, −3.25]</span>'
     )
     # A qualified path gives the same span: the attribute always names the trace.
     assert traced(trace, "residual-connections-v2:FORWARD.output") == traced(
         trace, "FORWARD.output")
     assert str(traced(trace, "STACK[4].plain[0]", "fixed6")) == (
         '<span class="tv" data-trace="residual-connections-v2:STACK[4].plain[0]" '
-        'data-format="fixed6" title="residual-connections-v2:STACK[4].plain[0] = 0.0078125">'
-        '0.007812</span>'
+        'data-format="fixed6" data-exact="0.0078125">0.007812</span>'
+    )
+    # Shown as stored: no data-exact. Another element may carry it (a table's cell).
+    assert str(traced(trace, "STACK[4].plain[0]", "exact", "td")) == (
+        '<td class="tv" data-trace="residual-connections-v2:STACK[4].plain[0]" '
+        'data-format="exact">0.0078125</td>'
     )
     # A name may break at a hyphen (data-name), a list after a comma; a number never.
-    assert " data-name " in str(traced(trace, "ZERO-BRANCH.name"))
+    assert " data-name>" in str(traced(trace, "ZERO-BRANCH.name"))
 
 
 def test_traced_unknown_path_is_a_trace_path_error(trace: Trace) -> None:
@@ -87,9 +90,7 @@ def test_traced_escapes_hostile_names(hostile_trace: Trace, hostile_name: str) -
     assert span.count("<") == 2 and span.count(">") == 2  # only the span's own tags
     display = span[span.index(">") + 1 : span.rindex("<")]
     assert html.unescape(display) == hostile_name
-    title = span.split('title="', 1)[1].split('">', 1)[0].removeprefix(
-        "residual-connections-v2:")
-    assert html.unescape(title) == f"PARAMETER.name = {hostile_name}"
+    assert "data-exact" not in span  # shown as stored
 
 
 @pytest.mark.parametrize(("text", "tokens"), [

@@ -104,16 +104,27 @@ def test_changed_traced_value_is_reported(trace: Trace, path: str, fmt: str) -> 
     assert findings[0].gate == "audit"
 
 
-def test_changed_tooltip_is_reported(trace: Trace) -> None:
-    right = str(traced(trace, "STACK[4].plain[0]", "fixed6"))
-    wrong = right.replace("= 0.0078125", "= 0.0078")
+@pytest.mark.parametrize(("path", "fmt", "old", "new", "says"), [
+    # a stored value changed, a rounded value offered as the stored one, a repeat
+    ("STACK[4].plain[0]", "fixed6", 'data-exact="0.0078125"', 'data-exact="0.0078"',
+     "gives its stored value as '0.0078' (data-exact), the trace stores '0.0078125'"),
+    ("STACK[4].plain[0]", "fixed6", ' data-exact="0.0078125"', "",
+     "gives its stored value as '0.007812' (shown), the trace stores '0.0078125'"),
+    ("STACK[4].plain[0]", "exact", ">0.0078125<", ' data-exact="0.0078125">0.0078125<',
+     "repeats what it shows in data-exact"),
+])
+def test_a_wrong_stored_value_is_reported(trace: Trace, path: str, fmt: str, old: str,
+                                          new: str, says: str) -> None:
+    right = str(traced(trace, path, fmt))
+    wrong = right.replace(old, new, 1)
     assert wrong != right
-    findings = audit(trace, clean_body(trace).replace(right, wrong))
-    assert len(findings) == 1 and "tooltip '" in findings[0].message, findings
+    assert audit(trace, f"{clean_body(trace)}\n<p>{right}</p>") == []
+    findings = audit(trace, f"{clean_body(trace)}\n<p>{wrong}</p>")
+    assert len(findings) == 1 and says in findings[0].message, findings
 
 
-def test_nested_traced_span_tooltip_is_audited(trace: Trace) -> None:
-    # Only the outer span is compared with the trace, so an inner `.tv` title is prose.
+def test_nested_traced_span_title_is_audited(trace: Trace) -> None:
+    # A title is read as prose: no traced span carries one.
     right = str(traced(trace, "FORWARD.output"))
     nested = right.replace("</span>", '<span class="tv" title="0.42"></span></span>', 1)
     findings = audit(trace, clean_body(trace).replace(right, nested))

@@ -35,9 +35,12 @@ def test_a_band_needs_low_and_high_for_every_x(series: Series) -> None:
 
 
 def markers(svg: str) -> int:
-    """How many markers the (single) line draws: one <use> in its colour per marked point
-    (tick marks are <use> elements too, in the text colour)."""
-    return len(re.findall(rf'<use [^>]*{COLOURS[0]}', svg, flags=re.IGNORECASE))
+    """How many markers the (single) line draws: one <use> per marked point, in a group of
+    its colour (tick marks are <use> elements too, in the text colour)."""
+    groups = re.findall(rf'<g [^>]*{COLOURS[0]}[^>]*>((?:<use [^>]*/>)+)</g>', svg,
+                        flags=re.IGNORECASE)
+    assert len(groups) == 1, groups
+    return groups[0].count("<use ")
 
 
 def test_long_series_carry_markers_on_a_subset_of_points() -> None:

@@ -21,8 +21,9 @@ import pytest
 from paths import GOLDEN_DIR, ROOT
 
 from diagrams.charts import chart_title, render_chart, values_table
+from diagrams.explorer import DATA_FILE as EXPLORER_DATA
 from diagrams.explorer import TRACE as EXPLORER
-from diagrams.explorer import render_explorer
+from diagrams.explorer import render_explorer, render_explorer_data
 from diagrams.format import traced, wrappable
 from diagrams.svg import NARROW
 from diagrams.words import number_words, trace_rules
@@ -72,7 +73,7 @@ PUBLISHED_VENDOR = {
     "assets/vendor/katex/fonts/x.woff2": f"{KATEX_DIST}/fonts/x.woff2",
     SHIM_URL: SHIM_SRC,
 }
-EVERY_FILE = sorted([*PAGES, ASSET, *PUBLISHED_VENDOR,
+EVERY_FILE = sorted([*PAGES, ASSET, *PUBLISHED_VENDOR, EXPLORER_DATA,
                      *(trace_url(trace_id) for trace_id in SCHEMAS)])
 
 
@@ -349,6 +350,8 @@ def test_each_page_is_rendered_and_every_other_file_copied(project: Path,
     assert (pages / "labs/gradient-flow.md").read_text() == (
         f"---\ntrace: {EXPLORER}\n---\n# Lab\n\nDepth {depth}.\n")
     assert (pages / ASSET).read_bytes() == ASSET_BYTES
+    assert (pages / EXPLORER_DATA).read_text() == render_explorer_data(
+        golden_traces.traces[EXPLORER])
 
 
 def test_katex_and_the_search_shim_are_vendored(project: Path, context: PageContext) -> None:

@@ -1,15 +1,17 @@
 """Provenance audit (gate name "audit"): every number a reader sees comes from a trace.
 
 Contract, over the article of every built page: each ``.tv`` element shows
-``format_value(trace.resolve(data-trace), data-format)`` with the tooltip ``PATH = EXACT``; any
+``format_value(trace.resolve(data-trace), data-format)`` and the stored value (``data-exact``
+where it shows another, else its text: what the popover names); any
 other number or verdict word a reader sees or hears (text, code, math, ``READER_ATTRS``) is a
 finding. Exempt by structure only: code listings, scripts and styles, a citation or a package
 version exactly as ``sitebuild.citations`` renders it, a verdict term or a claim's rule exactly
 as ``diagrams.words`` renders it, a figure's, table's or equation's number, or a reference to
 one, in step with the page's numbering (``sitebuild.numbering``). Diagrams: ``gates.figures``.
 A typeset formula is read as its TeX (the annotation of its MathML); its drawn HTML and MathML
-are the same formula. HTML a page's script shows in place of its own (a ``data-shown-html``
-element's JSON fragments, the explorer's cells) is audited fragment by fragment, as article.
+are the same formula. HTML a page's script shows in place of its own (the fragments of the
+script file a ``data-shown-html-src`` names: the explorer's cells) is audited fragment by
+fragment, as article; a file that cannot be read is a finding.
 (Footnotes are not enabled: their numbers would be findings.) The page
 around the article (navigation, ``<title>``, the meta description), from ``mkdocs.yml``,
 holds no number at all: a finding there names ``mkdocs.yml``.
@@ -19,13 +21,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
+import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
+from diagrams.explorer import read_shown_html_script
 from diagrams.format import format_value, number_tokens
 from diagrams.words import claim_rule, verdict_term
 from sitebuild.citations import Reference, is_rendered_pin, project_references, rendered_citations
@@ -70,7 +73,7 @@ def audit_site(site_dir: Path, traces: Trace | TraceSet,
     findings: list[Finding] = []
     chrome: set[str] = set()  # the chrome repeats on every page: each finding once
     for page, text in html_pages(site_dir):
-        for finding in audit_page(page, text, traces, diagrams, citations):
+        for finding in audit_page(page, text, traces, diagrams, citations, site_dir):
             if finding.source != CHROME_SOURCE or finding.message not in chrome:
                 findings.append(finding)
                 chrome.add(finding.message)
@@ -85,45 +88,49 @@ def rendered_terms() -> frozenset[str]:
 
 def audit_page(page: str, html: str, trace: Trace | TraceSet,
                diagrams: ExpectedDiagrams | None = None,
-               citations: frozenset[str] = frozenset()) -> list[Finding]:
-    """Audit one page's HTML (`citations`: the exact HTML of every accepted citation)."""
+               citations: frozenset[str] = frozenset(),
+               site_dir: Path | None = None) -> list[Finding]:
+    """Audit one page's HTML (`citations`: the exact HTML of every accepted citation; the
+    HTML its scripts show is read from `site_dir`)."""
     parser = _AuditParser(page, html, trace, diagrams or ExpectedDiagrams(trace),
                           citations | numbered_html(html))
     parser.feed(html)
     parser.close()
     findings = parser.finish(prose=page not in THEME_PAGES)
-    for shown in _SHOWN_HTML.finditer(html):
-        findings += _audit_shown_html(page, shown, html.count("\n", 0, shown.start()) + 1,
-                                      trace, diagrams, citations)
+    for shown in _SHOWN_HTML_SRC.finditer(html):
+        line = html.count("\n", 0, shown.start()) + 1
+        findings += _audit_shown_html(page, shown.group(1), line, site_dir, trace, diagrams,
+                                      citations)
     return findings
 
 
-#: HTML a page's own script shows in place of what the page holds (the explorer's cells): a
-#: JSON object of fragments in a script element marked ``data-shown-html``.
-_SHOWN_HTML = re.compile(r"<script [^>]*\bdata-shown-html\b[^>]*>(.*?)</script>", re.S)
+#: HTML a page's own script shows in place of what the page holds (the explorer's cells):
+#: fragments in a script file the element names (``diagrams.explorer.shown_html_script``).
+_SHOWN_HTML_SRC = re.compile(r'\bdata-shown-html-src="([^"]*)"')
 
 
-def _audit_shown_html(page: str, shown: re.Match[str], line: int, trace: Trace | TraceSet,
-                      diagrams: ExpectedDiagrams | None, citations: frozenset[str]
-                      ) -> list[Finding]:
-    """Audit every fragment of a ``data-shown-html`` element as article text; a finding is
-    placed at the element's line and names the fragment."""
+def _audit_shown_html(page: str, url: str, line: int, site_dir: Path | None,
+                      trace: Trace | TraceSet, diagrams: ExpectedDiagrams | None,
+                      citations: frozenset[str]) -> list[Finding]:
+    """Audit every fragment of the script at `url` (from `page`) as article text; a finding
+    is placed at the naming element's line and names the file and the fragment."""
+    name = posixpath.normpath(posixpath.join(posixpath.dirname(page), url))
+    path = None if site_dir is None or name.startswith("../") else site_dir / name
     try:
-        fragments = json.loads(shown.group(1))
-        pieces = [(f"{group}[{key}]", html) for group, of in fragments.items()
-                  for key, html in of.items()]
-        if not all(isinstance(html, str) for _, html in pieces):
-            raise ValueError("a fragment is not a string")
-    except (ValueError, AttributeError) as err:
-        return [Finding(page, line, GATE, f"the HTML a script shows (data-shown-html) is not "
-                        f"an object of objects of HTML strings: {err}")]
+        if path is None or not path.is_file():
+            raise ValueError("no such file in the site")
+        fragments = read_shown_html_script(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        return [Finding(page, line, GATE, f"the HTML a script shows ({url}) cannot be read: "
+                        f"{err}")]
     findings = []
-    for name, html in pieces:
-        article = f'<article class="md-content__inner md-typeset">{html}</article>'
-        for finding in audit_page(page, article, trace, diagrams, citations):
-            findings.append(dataclasses.replace(
-                finding, line=line, message=f"{finding.message} (in the HTML a script shows, "
-                f"{name})"))
+    for group, of in fragments.items():
+        for key, html in of.items():
+            article = f'<article class="md-content__inner md-typeset">{html}</article>'
+            for finding in audit_page(page, article, trace, diagrams, citations):
+                findings.append(dataclasses.replace(
+                    finding, line=line, message=f"{finding.message} (in the HTML a script "
+                    f"shows, {name} {group}[{key}])"))
     return findings
 
 
@@ -141,7 +148,7 @@ class _Frame:
 class _TracedSpan:
     path: str | None
     fmt: str
-    title: str | None
+    exact: str | None  # data-exact: the stored value, when the span shows it otherwise
     line: int
     parts: list[str] = field(default_factory=list)
 
@@ -218,7 +225,8 @@ class _AuditParser(HTMLParser):
         opens_span = "tv" in frame.classes and self.span is None
         if opens_span:
             fmt = attr(attrs, "data-format") or "exact"
-            self.span = _TracedSpan(attr(attrs, "data-trace"), fmt, attr(attrs, "title"), line)
+            self.span = _TracedSpan(attr(attrs, "data-trace"), fmt, attr(attrs, "data-exact"),
+                                    line)
             self.span_depth = len(self.stack)
         vetted = any(frame.tag == tag and name in frame.classes for tag, name in VETTED)
         if vetted and self.cite is None:
@@ -231,9 +239,7 @@ class _AuditParser(HTMLParser):
             if name not in present:
                 continue
             value = attr(attrs, name)
-            # Only the tooltip of the span being checked is exempt: a `.tv` nested inside
-            # another is not checked against the trace, so its title is audited as prose.
-            if not value or (name == "title" and opens_span):
+            if not value:
                 continue
             self._pending(_Chunk(line, value, None, f"the {name} attribute of <{frame.tag}>"))
 
@@ -348,10 +354,14 @@ class _AuditParser(HTMLParser):
         if shown != expected:
             report(span.line, f"traced value {span.path!r} ({span.fmt}) shows "
                          f"{shown!r}, the trace gives {expected!r}")
-        tooltip = f"{span.path} = {trace_repr(value)}"
-        if span.title != tooltip:
-            report(span.line, f"traced value {span.path!r} has tooltip {span.title!r}, "
-                         f"expected {tooltip!r}")
+        stored = trace_repr(value)
+        if span.exact is not None and span.exact == shown:
+            report(span.line, f"traced value {span.path!r} repeats what it shows in "
+                         f"data-exact {span.exact!r}: write data-exact only when it differs")
+        elif (span.exact or shown) != stored:
+            report(span.line, f"traced value {span.path!r} gives its stored value as "
+                         f"{span.exact or shown!r} ({'data-exact' if span.exact else 'shown'})"
+                         f", the trace stores {stored!r}")
 
     def _report(self, line: int | None, message: str, needles: tuple[str, ...] = (),
                 source: str | None = None) -> None:

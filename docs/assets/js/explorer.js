@@ -1,12 +1,16 @@
 /* The gradients lab's explorer (diagrams/explorer.py renders it).
  * The page shows the chapter's cell of the trace's grid; every cell, as the HTML of its
- * traced spans, travels in one JSON element (data-shown-html), and every factor's curves are
- * drawn already. This script only chooses: the sliders' positions name a cell and a depth, it
- * puts that cell's HTML in place of the shown one, copies the text it announces and writes
- * beside each slider from that cell, and moves the depth's mark on the curves to a position
- * the drawing lists for that depth. It does no arithmetic on any value. New spans are handed to
- * the provenance script by a "residual:content" event. Material's instant navigation swaps
- * pages without reloading, so it subscribes to document$, which fires on every page. */
+ * traced spans, is published in a script file the explorer names (data-shown-html-src),
+ * which assigns window.residualShownHtml; a script, not a fetched JSON file, so that it loads
+ * from the file system too. Every factor's curves are drawn already. This script loads the
+ * file once, then only chooses: the sliders' positions name a cell and a depth, it puts that
+ * cell's HTML in place of the shown one, copies the text it announces and writes beside each
+ * slider from that cell, and moves the depth's mark on the curves to a position the drawing
+ * lists for that depth. It does no arithmetic on any value. New spans are handed to the
+ * provenance script by a "residual:content" event. The controls stay hidden until the cells
+ * have loaded, so a reader whose file does not load keeps the page's own cell and table.
+ * Material's instant navigation swaps pages without reloading, so it subscribes to document$,
+ * which fires on every page. */
 (function () {
   "use strict";
 
@@ -14,15 +18,30 @@
     return root.querySelector(selector);
   }
 
+  // The file's cells, then `ready(cells)`; nothing if it does not load.
+  function loadCells(root, ready) {
+    if (window.residualShownHtml) { ready(window.residualShownHtml); return; }
+    var script = document.createElement("script");
+    script.src = root.getAttribute("data-shown-html-src");
+    script.addEventListener("load", function () {
+      if (window.residualShownHtml) ready(window.residualShownHtml);
+    });
+    document.head.appendChild(script);
+  }
+
   function setUp(root) {
-    if (root.getAttribute("data-gf-ready") === "true") return;
+    if (root.hasAttribute("data-gf-ready")) return;
     var depth = pick(root, "input[name=depth]");
     var factor = pick(root, "input[name=factor]");
     var live = pick(root, ".gf-explorer__live");
-    var data = pick(root, "script[data-shown-html]");
     var place = pick(root, ".gf-explorer__cells");
-    if (!depth || !factor || !live || !data || !place) return;
-    var shownHtml = JSON.parse(data.textContent);
+    if (!depth || !factor || !live || !place) return;
+    root.setAttribute("data-gf-ready", "loading");
+    loadCells(root, function (shownHtml) { start(root, depth, factor, live, place, shownHtml); });
+  }
+
+  function start(root, depth, factor, live, place, shownHtml) {
+    if (!document.contains(root)) return;  // the reader has moved on to another page
     root.setAttribute("data-gf-ready", "true");
     depth.value = depth.getAttribute("data-default");
     factor.value = factor.getAttribute("data-default");

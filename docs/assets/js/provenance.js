@@ -1,11 +1,12 @@
 /* Provenance on tap and keyboard focus, and citation previews. Every traced number is a `.tv`
- * element whose title names its trace record and exact stored value; a title shows only on
- * mouse hover. This makes each one focusable and shows the same text in a small popover when
- * it is tapped, clicked or focused (or Enter is pressed on it); Escape, a tap elsewhere or
+ * element whose data-trace names its trace record, and whose data-exact holds the stored value
+ * when the element shows it rounded (else its text is the stored value). This makes each one
+ * focusable and shows "record = stored value" in a small popover when it is hovered, tapped,
+ * clicked or focused (or Enter is pressed on it); Escape, a tap elsewhere or
  * moving focus away closes it. A citation (`.citation-ref`, a link to the page's References)
  * or a reference to a figure, table or equation (`.element-ref`) shows its entry or the
  * element's caption in the same popover on hover and focus; a first tap shows it, a second
- * follows the link. The text is the element's own title or data-preview, or the caption's
+ * follows the link. The text is the element's own attributes or text, or the caption's
  * text: nothing is computed here. */
 (function () {
   "use strict";
@@ -59,9 +60,12 @@
   function enhance(root) {
     root.querySelectorAll(".md-typeset .tv").forEach(function (el) {
       if (el.hasAttribute("data-provenance")) return;
-      // The title moves into the popover's text, so hover and tap show the same thing once.
-      el.setAttribute("data-provenance", el.getAttribute("title") || "");
+      var stored = el.hasAttribute("data-exact") ? el.getAttribute("data-exact")
+        : el.textContent;
+      el.setAttribute("data-provenance", el.getAttribute("data-trace") + " = " + stored);
       el.setAttribute("tabindex", "0");
+      el.addEventListener("mouseenter", function () { show(el); });
+      el.addEventListener("mouseleave", function () { if (current === el) hide(); });
       el.addEventListener("focus", function () { show(el); });
       el.addEventListener("blur", function () { if (current === el) hide(); });
       el.addEventListener("click", function (event) { event.stopPropagation(); show(el); });
