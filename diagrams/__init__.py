@@ -8,6 +8,7 @@ Only drawing lives here, and it imports only ``tracefile``. Modules by job:
 - charts: ``chart_spec`` (what a chart declares), ``charts_gradient_flow`` and
   ``charts_residual_stream`` (the labs' declarations), ``charts`` (declarations → plots and
   values tables), ``plots`` (matplotlib → inline SVG), ``svg_compact`` (its SVG made light);
-- HTML: ``tables`` (+ ``templates/``), ``explorer`` (the gradients lab's explorer);
+- HTML: ``tables`` (+ ``templates/``), ``explorer`` (the gradients lab's explorer),
+  ``shown_html`` (HTML a page's script shows, published as a script file);
 - ``errors``.
 """

@@ -61,6 +61,11 @@ def chart_title(name: str) -> str:
     return _chart(name).title
 
 
+def chart_trace(name: str) -> str:
+    """The id of the trace the chart draws."""
+    return _chart(name).trace
+
+
 def _points(trace: Trace, paths: Paths) -> list[tuple[str, float]]:
     """(path, value) of every point, from a vector path, a tuple of scalar paths or a column
     ``KIND[*].key`` (that key of every record of a keyed kind, in trace order)."""

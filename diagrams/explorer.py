@@ -2,26 +2,26 @@
 
 Contract: ``render_explorer(trace)`` and ``render_explorer_data(trace)`` are pure functions of
 trace ``gradient-flow-v3``. For every (branch factor, depth) cell of the grid (records
-``EXPLORER-CONFIG``, ``EXPLORER``, ``PATH-COUNT``, ``EXPLORER-FACTOR``) the data holds a
-section whose every number is a traced span (``diagrams.format.traced``): the factor, the
-depth, the plain and the residual input gradient, the path length that carries the most, and
-the contributions of every path length as one traced vector. Bar lengths beside them are the
+``EXPLORER-CONFIG``, ``EXPLORER``, ``PATH-COUNT``, ``EXPLORER-FACTOR``) the data holds a section
+whose every number is a traced span (``diagrams.format.traced``): the factor, the depth, the
+plain and the residual input gradient, the path length that carries the most, and the
+contributions of every path length as one traced vector. Bar lengths beside them are the
 contributions' magnitudes relative to the cell's largest, computed here into a CSS custom
-property; the bars are decoration (``aria-hidden``), the traced vector is the value. The data
-is a script published at ``DATA_FILE`` (``shown_html_script``; the audit reads it back with
-``read_shown_html_script``); the fragment names it (``data-shown-html-src``) and holds only the
-chapter's own cell (``CHAPTER-PATHS``). Above the cells, one drawing per factor puts its plain
-and residual input gradients (``EXPLORER-FACTOR``) at every depth on one logarithmic axis
-shared by all factors, from the grid's smallest nonzero magnitude to its largest, both named
-in a key as traced spans; a drawing holds no text (``aria-hidden``) and lists the x of every
-depth for its depth mark. ``docs/assets/js/explorer.js`` loads the data, puts the chosen cell's
-HTML in place and switches the drawings (no arithmetic in the browser). The controls are
-native range inputs with labels and their end values, hidden until the script runs; without
-it a reader has the chapter's cell and a folded table of every factor at the deepest depth,
-linked to the whole grid on the Trace page. ``depths`` and ``factors`` restrict the grid (for
-small golden files). The fragment is numbers only, excluded from the search
-(``data-search-exclude``); its root is a ``<figure>`` because Material's search matches the
-excluded element by tag name, so the first ``</div>`` inside a ``<div>`` root would end it.
+property; the bars are decoration (``aria-hidden``), the traced vector is the value. The data is
+a script published at ``DATA_FILE`` (``diagrams.shown_html``, which the audit reads back); the
+fragment names it and holds only the chapter's own cell (``CHAPTER-PATHS``). Above the cells,
+one drawing per factor puts its plain and residual input gradients (``EXPLORER-FACTOR``) at
+every depth on one logarithmic axis shared by all factors, from the grid's smallest nonzero
+magnitude to its largest, both named in a key as traced spans; a drawing holds no text
+(``aria-hidden``) and lists the x of every depth for its depth mark.
+``docs/assets/js/explorer.js`` loads the data, puts the chosen cell's HTML in place and switches
+the drawings (no arithmetic in the browser). The controls are native range inputs with labels
+and their end values, hidden until the script runs; without it a reader has the chapter's cell
+and a folded table of every factor at the deepest depth, linked to the whole grid on the Trace
+page. ``depths`` and ``factors`` restrict the grid (for small golden files). The fragment is
+numbers only, excluded from the search (``data-search-exclude``); its root is a ``<figure>``
+because Material's search matches the excluded element by tag name, so the first ``</div>``
+inside a ``<div>`` root would end it.
 """
 
 from __future__ import annotations
@@ -34,18 +34,18 @@ from markupsafe import Markup
 
 from diagrams.errors import RenderError
 from diagrams.format import traced
+from diagrams.shown_html import shown_html_script
 from tracefile import Trace
 from tracefile.values import trace_repr
 
 TRACE = "gradient-flow-v3"
 #: Where the whole grid is listed, from the lab's page.
 TRACE_PAGE = "../trace.html#gradient-flow-v3"
-#: Where every cell's HTML is published: a script the explorer loads (a script works from the
-#: file system, where a fetched JSON file does not), and its address from the lab's page.
+#: Where every cell's HTML is published (``diagrams.shown_html``), its address from the lab's
+#: page, and the name it is filed under.
 DATA_FILE = "assets/explorer/gradient-flow-v3.js"
 DATA_URL = f"../{DATA_FILE}"
-#: The data script's one statement, around its JSON object.
-DATA_PREFIX, DATA_SUFFIX = "window.residualShownHtml = ", ";\n"
+DATA_NAME = "explorer:gradient-flow-v3"
 #: The format of every gradient the explorer shows (they span many powers of ten).
 FMT = "sci"
 #: The curves' drawing, in SVG user units: width, height and the margin inside them.
@@ -191,29 +191,6 @@ def _grid_table(trace: Trace, factors: Iterable[float], depth: int) -> str:
         f'<a href="{TRACE_PAGE}">trace</a>.</p></details>')
 
 
-def shown_html_script(cells: dict[str, str], counts: dict[str, str]) -> str:
-    """Every cell and every depth's path counts, as HTML the script shows in place of the
-    chapter's: one JSON object, published as a script (``DATA_FILE``) that assigns it, which
-    the explorer loads and the audit reads fragment by fragment (``read_shown_html_script``)."""
-    data = json.dumps({"cells": cells, "counts": counts}, ensure_ascii=False,
-                      separators=(",", ":"))
-    return DATA_PREFIX + data + DATA_SUFFIX
-
-
-def read_shown_html_script(text: str) -> dict[str, dict[str, str]]:
-    """The object of objects of HTML strings a ``shown_html_script`` assigns; ValueError
-    naming what is wrong with anything else."""
-    if not (text.startswith(DATA_PREFIX) and text.endswith(DATA_SUFFIX)):
-        raise ValueError(f"expected one statement {DATA_PREFIX.strip()!r} {{...}}"
-                         f"{DATA_SUFFIX.strip()!r}")
-    data = json.loads(text[len(DATA_PREFIX):-len(DATA_SUFFIX)])
-    if not isinstance(data, dict) or not all(
-            isinstance(of, dict) and all(isinstance(html, str) for html in of.values())
-            for of in data.values()):
-        raise ValueError("expected an object of objects of HTML strings")
-    return data
-
-
 def _grid(trace: Trace, depths: Iterable[int] | None, factors: Iterable[float] | None
           ) -> tuple[tuple[float, ...], tuple[int, ...], tuple[float, int], dict[str, str],
                      dict[str, str]]:
@@ -241,8 +218,10 @@ def _grid(trace: Trace, depths: Iterable[int] | None, factors: Iterable[float] |
 
 def render_explorer_data(trace: Trace, depths: Iterable[int] | None = None,
                          factors: Iterable[float] | None = None) -> str:
-    """The text of the script ``DATA_FILE``: every cell's HTML (``shown_html_script``)."""
-    return shown_html_script(*_grid(trace, depths, factors)[3:])
+    """The text of the script ``DATA_FILE``: every cell's and every depth's counts HTML
+    (``diagrams.shown_html``), filed under ``DATA_NAME``."""
+    cells, counts = _grid(trace, depths, factors)[3:]
+    return shown_html_script(DATA_NAME, {"cells": cells, "counts": counts})
 
 
 def render_explorer(trace: Trace, depths: Iterable[int] | None = None,
@@ -258,7 +237,7 @@ def render_explorer(trace: Trace, depths: Iterable[int] | None = None,
     first, last = chosen_depths[0], chosen_depths[-1]
     return Markup(
         '<figure class="gf-explorer" data-gf-explorer data-search-exclude '
-        f'data-shown-html-src="{DATA_URL}">'
+        f'data-shown-html="{DATA_NAME}" data-shown-html-src="{DATA_URL}">'
         '<div class="gf-explorer__controls" hidden>'
         + _control("depth", "Depth <var>L</var>, the number of layers", first, last,
                    default[1], traced(trace, f"PATH-COUNT[{first}].depth"),

@@ -12,6 +12,7 @@ lab's notebook), and the renderers of words, citations and versions. A failure r
 from __future__ import annotations
 
 import html
+import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from typing import Any
 from markupsafe import Markup
 
 from diagrams.format import traced, wrappable
+from diagrams.shown_html import shown_html_script
 from diagrams.svg import NARROW
 from diagrams.words import claim_rule, number_words, trace_rules, verdict_term
 from sitebuild.citations import PageCitations, Reference, pinned, render_pin
@@ -103,7 +105,7 @@ class PageContext:
         return {
             "tv": lambda path, fmt=PROSE_FORMAT: traced(page_traces, path, fmt),
             "diagram": lambda name: self.diagram(name, numbering),
-            "chart": lambda name, caption="": self.chart(name, caption, numbering),
+            "chart": lambda name, caption="": self.chart(name, caption, numbering, page),
             "table": lambda name: self.table(name, numbering),
             "table_caption": lambda label, words: table_caption(label, words, numbering),
             "equation": lambda label, caller: equation(label, caller(), numbering),
@@ -163,14 +165,20 @@ class PageContext:
         found = _TITLE.search(svg)
         return svg, html.unescape(found.group(1)) if found else name
 
-    def chart(self, name: str, caption: str, numbering: Numbering) -> Markup:
-        """A chart, a numbered figure: its drawings (wide and phone-width), a caption, and its
-        plotted values as a folded table of traced spans."""
-        from diagrams.charts import chart_title, values_table
+    def chart(self, name: str, caption: str, numbering: Numbering, page: str = "") -> Markup:
+        """A chart, a numbered figure: its phone-width drawing (a wider screen's script swaps
+        in the wide one, from ``wide_charts_file``), a caption, and its plotted values as a
+        folded table of traced cells (``page``: the page's path, which links are relative to)."""
+        from diagrams.charts import chart_title, chart_trace, values_table
 
+        self._generated(name, ".svg", "chart")  # an unknown name fails here, listing the known
+        narrow = _region(*self._svg(f"{name}{NARROW}", "chart"))
+        trace_id = chart_trace(name)
+        data = posixpath.relpath(wide_charts_file(trace_id), posixpath.dirname(page) or ".")
         return Markup(
-            '<figure class="residual-chart" id="{name}">\n'
-            '<div class="figure-wide">{wide}</div>\n<div class="figure-narrow">{narrow}</div>\n'
+            '<figure class="residual-chart" id="{name}" data-shown-html="{shown}" '
+            'data-shown-html-src="{data}">\n'
+            '<div class="chart-drawing">{narrow}</div>\n'
             '<figcaption id="{name}-caption">{label}. {caption}</figcaption>\n'
             '<details class="chart-values"><summary id="{name}-values">The plotted values'
             "</summary>\n"
@@ -180,8 +188,7 @@ class PageContext:
             'aria-labelledby="{name}-values {name}-caption">'
             '<div class="md-typeset__table">{table}'
             "</div></div>\n</details>\n</figure>"
-        ).format(name=name, wide=_region(*self._svg(name, "chart")),
-                 narrow=_region(*self._svg(f"{name}{NARROW}", "chart")),
+        ).format(name=name, shown=wide_charts_name(trace_id), data=data, narrow=narrow,
                  caption=caption or chart_title(name), label=numbering.label("Figure", name),
                  table=Markup(values_table(name, self.traces)))
 
@@ -194,13 +201,24 @@ class PageContext:
         return Markup(render_explorer(self.traces.traces[TRACE]))
 
     def data_files(self) -> dict[str, bytes]:
-        """The files a page's script loads, by their path in the site: the explorer's cells
-        (``diagrams.explorer.DATA_FILE``) when its trace is among the traces."""
+        """The files a page's script loads (``diagrams.shown_html``), by their path in the
+        site: the explorer's cells (``diagrams.explorer.DATA_FILE``) when its trace is among
+        the traces, and every chart's wide drawing, a file per trace (``wide_charts_file``)."""
+        from diagrams.charts import chart_names, chart_trace
         from diagrams.explorer import DATA_FILE, TRACE, render_explorer_data
 
-        if TRACE not in self.traces.traces:
-            return {}
-        return {DATA_FILE: render_explorer_data(self.traces.traces[TRACE]).encode("utf-8")}
+        files: dict[str, bytes] = {}
+        if TRACE in self.traces.traces:
+            files[DATA_FILE] = render_explorer_data(self.traces.traces[TRACE]).encode("utf-8")
+        wide: dict[str, dict[str, str]] = {}
+        for name in chart_names(self.traces):
+            if not name.endswith(NARROW) and f"{name}.svg" in self.files:
+                wide.setdefault(chart_trace(name), {})[name] = str(_region(
+                    *self._svg(name, "chart")))
+        for trace_id, drawings in wide.items():
+            files[wide_charts_file(trace_id)] = shown_html_script(
+                wide_charts_name(trace_id), {"wide": drawings}).encode("utf-8")
+        return files
 
     def table(self, name: str, numbering: Numbering | None = None) -> Markup:
         """The rendered HTML table ``name``, wrapped like Material wraps tables; with a
@@ -246,6 +264,16 @@ def equation(label: str, tex: str, numbering: Numbering) -> Markup:
         "{number}\n</div>"
     ).format(id=element_id, tex=" ".join(str(tex).split()),
              number=numbering.label("Equation", element_id))
+
+
+def wide_charts_file(trace_id: str) -> str:
+    """Where the wide drawings of a trace's charts are published, in the site."""
+    return f"assets/charts/{trace_id}.js"
+
+
+def wide_charts_name(trace_id: str) -> str:
+    """The name the wide drawings of a trace's charts are filed under."""
+    return f"charts:{trace_id}"
 
 
 def _region(svg: str, label: str) -> Markup:

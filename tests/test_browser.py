@@ -284,7 +284,7 @@ OLD_PHONE_RULES = {
         ".md-typeset table.residual-table :is(th, td) { padding: 0.5em 0.6em !important; }"),
     "a chart squeezed to a strip": (  # the plot areas of 60 to 100 px the issue measured
         "labs/residual-stream.html", PHONE, CRAMPED_CHARTS,
-        ".md-typeset .figure-narrow svg { max-height: 150px !important; }"),
+        ".md-typeset .chart-drawing svg { max-height: 150px !important; }"),
     "a number wrapped inside itself": (  # values allowed to wrap in narrow columns
         "labs/gradient-flow.html", PHONE, WRAPPED_VALUES,
         ".md-typeset .tv { white-space: normal !important; overflow-wrap: anywhere !important; }"),

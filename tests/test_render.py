@@ -20,11 +20,12 @@ import markdown
 import pytest
 from paths import GOLDEN_DIR, ROOT
 
-from diagrams.charts import chart_title, render_chart, values_table
+from diagrams.charts import chart_title, chart_trace, render_chart, values_table
 from diagrams.explorer import DATA_FILE as EXPLORER_DATA
 from diagrams.explorer import TRACE as EXPLORER
 from diagrams.explorer import render_explorer, render_explorer_data
 from diagrams.format import traced, wrappable
+from diagrams.shown_html import read_shown_html_script
 from diagrams.svg import NARROW
 from diagrams.words import number_words, trace_rules
 from sitebuild.citations import load_references, render_reference
@@ -73,7 +74,9 @@ PUBLISHED_VENDOR = {
     "assets/vendor/katex/fonts/x.woff2": f"{KATEX_DIST}/fonts/x.woff2",
     SHIM_URL: SHIM_SRC,
 }
-EVERY_FILE = sorted([*PAGES, ASSET, *PUBLISHED_VENDOR, EXPLORER_DATA,
+#: The explorer's cells and the wide drawings of the one chart the test context holds.
+SCRIPT_DATA = [EXPLORER_DATA, "assets/charts/gradient-flow-v3.js"]
+EVERY_FILE = sorted([*PAGES, ASSET, *PUBLISHED_VENDOR, *SCRIPT_DATA,
                      *(trace_url(trace_id) for trace_id in SCHEMAS)])
 
 
@@ -189,21 +192,32 @@ def test_a_diagram_with_a_phone_width_variant_shows_both(context: PageContext) -
 def test_a_chart_is_one_figure_holding_its_drawings_and_values_whole(
         context: PageContext, golden_traces: TraceSet, chart_files: dict[str, bytes]) -> None:
     out = render(context, f'{{{{ chart("{CHART}", "A caption & more.") }}}}', EXPLORER)
-    assert out.startswith(f'<figure class="residual-chart" id="{CHART}">\n')
+    data = f"assets/charts/{chart_trace(CHART)}.js"
+    assert out.startswith(f'<figure class="residual-chart" id="{CHART}" data-shown-html='
+                          f'"charts:{chart_trace(CHART)}" data-shown-html-src="{data}">\n')
     assert out.endswith("</figure>") and out.count("<figure") == 1
     assert (f'<figcaption id="{CHART}-caption"><span class="element-number" '
             f'data-for="{CHART}">Figure 1</span>. A caption &amp; more.</figcaption>') in out
     # Its values scroll in a region the keyboard reaches, named by the figure.
     assert (f'role="region" tabindex="0" aria-labelledby="{CHART}-values {CHART}-caption"'
             in out)
-    for file_name in (f"{CHART}.svg", f"{CHART}{NARROW}.svg"):
-        svg = "\n".join(line for line in chart_files[file_name].decode().splitlines()
-                        if line.strip())
-        assert svg in out
-    assert out.count(f'role="region" aria-label="{chart_title(CHART)}') == 2
+    # The page holds the phone-width drawing; the wide one is in the charts' data script.
+    wide, narrow = ("\n".join(line for line in chart_files[name].decode().splitlines()
+                              if line.strip()) for name in (f"{CHART}.svg", f"{CHART}{NARROW}.svg"))
+    assert narrow in out and wide not in out
+    assert out.count(f'role="region" aria-label="{chart_title(CHART)}') == 1
+    name, fragments = read_shown_html_script(context.data_files()[data].decode())
+    assert name == f"charts:{chart_trace(CHART)}" and list(fragments["wide"]) == [CHART]
+    assert wide in fragments["wide"][CHART]
+    assert f'role="region" aria-label="{chart_title(CHART)}' in fragments["wide"][CHART]
     assert str(values_table(CHART, golden_traces)) in out
     # Whole: no placeholder left for a later pass, no blank line to end Markdown's HTML block.
     assert "<!--" not in out and "figure-slot" not in out and "\n\n" not in out
+
+
+def test_a_chart_on_a_page_in_a_folder_names_its_data_from_there(context: PageContext) -> None:
+    out = context.page_globals(EXPLORER, page="labs/lab.md")["chart"](CHART)
+    assert f'data-shown-html-src="../assets/charts/{chart_trace(CHART)}.js"' in str(out)
 
 
 def test_a_chart_without_a_caption_is_captioned_with_its_title(context: PageContext) -> None:
@@ -523,13 +537,13 @@ def test_markdown_passes_a_chart_and_the_explorer_through_unchanged(
     rendered = render_one(project, page, context)
     names, configs = markdown_extensions()
     html = markdown.markdown(rendered, extensions=names, extension_configs=configs)
-    chart = str(context.chart(CHART, "The gradient.", Numbering()))
+    chart = str(context.chart(CHART, "The gradient.", Numbering(), "labs/gradient-flow.md"))
     explorer = str(context.explorer())
     assert chart in html and explorer in html
     spans = re.findall(r'<span class="tv"[^>]*>[^<]*</span>', rendered)
     assert len(spans) > 50 and all(span in html for span in spans)
     svgs = re.findall(r"<svg\b[^>]*>", rendered)
     factors = context.traces.traces["gradient-flow-v3"].resolve("EXPLORER-CONFIG.factors")
-    assert len(svgs) == 2 + len(factors)  # the chart, wide and narrow; the explorer's curves
+    assert len(svgs) == 1 + len(factors)  # the chart's phone-width drawing; the explorer's curves
     assert all(svg in html for svg in svgs)
     assert "<p>Try it:</p>" in html and "<em>plotted</em>" in html  # still Markdown around

@@ -10,8 +10,8 @@ as ``diagrams.words`` renders it, a figure's, table's or equation's number, or a
 one, in step with the page's numbering (``sitebuild.numbering``). Diagrams: ``gates.figures``.
 A typeset formula is read as its TeX (the annotation of its MathML); its drawn HTML and MathML
 are the same formula. HTML a page's script shows in place of its own (the fragments of the
-script file a ``data-shown-html-src`` names: the explorer's cells) is audited fragment by
-fragment, as article; a file that cannot be read is a finding.
+script file a ``data-shown-html-src`` names: the explorer's cells, the charts' wide drawings)
+is audited fragment by fragment, as article; a file that cannot be read is a finding.
 (Footnotes are not enabled: their numbers would be findings.) The page
 around the article (navigation, ``<title>``, the meta description), from ``mkdocs.yml``,
 holds no number at all: a finding there names ``mkdocs.yml``.
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-from diagrams.explorer import read_shown_html_script
 from diagrams.format import format_value, number_tokens
+from diagrams.shown_html import read_shown_html_script
 from diagrams.words import claim_rule, verdict_term
 from sitebuild.citations import Reference, is_rendered_pin, project_references, rendered_citations
 from sitebuild.gates.figures import ExpectedDiagrams, SvgText, compare_svg, svg_text
@@ -97,29 +97,34 @@ def audit_page(page: str, html: str, trace: Trace | TraceSet,
     parser.feed(html)
     parser.close()
     findings = parser.finish(prose=page not in THEME_PAGES)
-    for shown in _SHOWN_HTML_SRC.finditer(html):
-        line = html.count("\n", 0, shown.start()) + 1
-        findings += _audit_shown_html(page, shown.group(1), line, site_dir, trace, diagrams,
+    lines: dict[tuple[str, str], int] = {}  # each file once, at the first element naming it
+    for shown in _SHOWN_HTML.finditer(html):
+        lines.setdefault((shown.group(1), shown.group(2)), html.count("\n", 0, shown.start()) + 1)
+    for (name, url), line in lines.items():
+        findings += _audit_shown_html(page, name, url, line, site_dir, trace, diagrams,
                                       citations)
     return findings
 
 
-#: HTML a page's own script shows in place of what the page holds (the explorer's cells):
-#: fragments in a script file the element names (``diagrams.explorer.shown_html_script``).
-_SHOWN_HTML_SRC = re.compile(r'\bdata-shown-html-src="([^"]*)"')
+#: HTML a page's own script shows in place of what the page holds (the explorer's cells, the
+#: charts' wide drawings): fragments in a script file the element names, filed under a name
+#: (``diagrams.shown_html``).
+_SHOWN_HTML = re.compile(r'\bdata-shown-html="([^"]*)" data-shown-html-src="([^"]*)"')
 
 
-def _audit_shown_html(page: str, url: str, line: int, site_dir: Path | None,
+def _audit_shown_html(page: str, name: str, url: str, line: int, site_dir: Path | None,
                       trace: Trace | TraceSet, diagrams: ExpectedDiagrams | None,
                       citations: frozenset[str]) -> list[Finding]:
-    """Audit every fragment of the script at `url` (from `page`) as article text; a finding
-    is placed at the naming element's line and names the file and the fragment."""
-    name = posixpath.normpath(posixpath.join(posixpath.dirname(page), url))
-    path = None if site_dir is None or name.startswith("../") else site_dir / name
+    """Audit every fragment of the script at `url` (from `page`), filed under `name`, as
+    article text; a finding is placed at the naming element's line and names the fragment."""
+    file = posixpath.normpath(posixpath.join(posixpath.dirname(page), url))
+    path = None if site_dir is None or file.startswith("../") else site_dir / file
     try:
         if path is None or not path.is_file():
             raise ValueError("no such file in the site")
-        fragments = read_shown_html_script(path.read_text(encoding="utf-8"))
+        filed, fragments = read_shown_html_script(path.read_text(encoding="utf-8"))
+        if filed != name:
+            raise ValueError(f"it files its HTML under {filed!r}, not {name!r}")
     except (OSError, UnicodeDecodeError, ValueError) as err:
         return [Finding(page, line, GATE, f"the HTML a script shows ({url}) cannot be read: "
                         f"{err}")]
@@ -130,7 +135,7 @@ def _audit_shown_html(page: str, url: str, line: int, site_dir: Path | None,
             for finding in audit_page(page, article, trace, diagrams, citations):
                 findings.append(dataclasses.replace(
                     finding, line=line, message=f"{finding.message} (in the HTML a script "
-                    f"shows, {name} {group}[{key}])"))
+                    f"shows, {file} {group}[{key}])"))
     return findings
 
 

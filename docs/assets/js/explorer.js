@@ -1,8 +1,7 @@
 /* The gradients lab's explorer (diagrams/explorer.py renders it).
  * The page shows the chapter's cell of the trace's grid; every cell, as the HTML of its
- * traced spans, is published in a script file the explorer names (data-shown-html-src),
- * which assigns window.residualShownHtml; a script, not a fetched JSON file, so that it loads
- * from the file system too. Every factor's curves are drawn already. This script loads the
+ * traced spans, is published in a script file the explorer names (data-shown-html-src,
+ * loaded by shown-html.js). Every factor's curves are drawn already. This script loads the
  * file once, then only chooses: the sliders' positions name a cell and a depth, it puts that
  * cell's HTML in place of the shown one, copies the text it announces and writes beside each
  * slider from that cell, and moves the depth's mark on the curves to a position the drawing
@@ -18,17 +17,6 @@
     return root.querySelector(selector);
   }
 
-  // The file's cells, then `ready(cells)`; nothing if it does not load.
-  function loadCells(root, ready) {
-    if (window.residualShownHtml) { ready(window.residualShownHtml); return; }
-    var script = document.createElement("script");
-    script.src = root.getAttribute("data-shown-html-src");
-    script.addEventListener("load", function () {
-      if (window.residualShownHtml) ready(window.residualShownHtml);
-    });
-    document.head.appendChild(script);
-  }
-
   function setUp(root) {
     if (root.hasAttribute("data-gf-ready")) return;
     var depth = pick(root, "input[name=depth]");
@@ -37,7 +25,9 @@
     var place = pick(root, ".gf-explorer__cells");
     if (!depth || !factor || !live || !place) return;
     root.setAttribute("data-gf-ready", "loading");
-    loadCells(root, function (shownHtml) { start(root, depth, factor, live, place, shownHtml); });
+    window.residualLoadShownHtml(root, function (shownHtml) {
+      start(root, depth, factor, live, place, shownHtml);
+    });
   }
 
   function start(root, depth, factor, live, place, shownHtml) {

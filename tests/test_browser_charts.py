@@ -1,0 +1,73 @@
+"""The labs' charts in Debian's Chromium: a page holds each chart's phone-width drawing, a
+screen as wide as a tablet or wider shows its wide drawing instead (from the charts' script
+file), narrowing the window puts the phone-width one back, and without JavaScript every
+screen keeps the phone-width drawing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import site_support
+from browser_support import DESKTOP, PHONE, visit
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+PAGES = ("labs/gradient-flow.html", "labs/residual-stream.html")
+#: Each chart's id and the drawing it shows.
+DRAWN = """() => [...document.querySelectorAll('article figure.residual-chart')].map(
+    f => [f.id, [...f.querySelectorAll('svg.residual-plot')].map(
+        s => s.getAttribute('data-diagram'))])"""
+
+
+@pytest.fixture(scope="module")
+def site_url(built_site: Path) -> Iterator[str]:
+    with site_support.serve(built_site) as url:
+        yield url
+
+
+def drawn(tab: Any, suffix: str) -> list[list[Any]]:
+    """The charts that do not show exactly their own drawing named with ``suffix``."""
+    charts = tab.evaluate(DRAWN)
+    assert len(charts) > 5
+    return [[name, svgs] for name, svgs in charts if svgs != [name + suffix]]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_wide_screen_shows_the_wide_drawings_and_a_narrowed_one_the_phone_ones(
+        browser: Any, site_url: str, page: str) -> None:
+    with visit(browser, site_url + page, DESKTOP) as seen:
+        tab = seen.page
+        tab.wait_for_function("""() => [...document.querySelectorAll('.chart-drawing')]
+            .every(d => d.getAttribute('data-drawn') === 'wide')""")
+        assert drawn(tab, "") == []
+        tab.set_viewport_size(PHONE)
+        tab.wait_for_function("() => !document.querySelector('.chart-drawing[data-drawn]')")
+        assert drawn(tab, "-narrow") == []
+        tab.set_viewport_size(DESKTOP)
+        tab.wait_for_function("() => !document.querySelector('.chart-drawing:not([data-drawn])')")
+        assert drawn(tab, "") == []
+        seen.assert_clean()
+
+
+def test_a_phone_never_loads_the_wide_drawings(browser: Any, site_url: str) -> None:
+    with visit(browser, site_url + PAGES[0], PHONE) as seen:
+        tab = seen.page
+        loaded = tab.evaluate("() => performance.getEntriesByType('resource').map(r => r.name)")
+        assert not [url for url in loaded if "/assets/charts/" in url]
+        assert drawn(tab, "-narrow") == []
+        seen.assert_clean()
+
+
+def test_without_javascript_a_wide_screen_keeps_the_phone_drawings(
+        browser: Any, site_url: str) -> None:
+    context = browser.new_context(java_script_enabled=False, viewport=DESKTOP)
+    try:
+        tab = context.new_page()
+        tab.goto(site_url + PAGES[1])
+        assert drawn(tab, "-narrow") == []
+        assert tab.locator("article svg.residual-plot").first.is_visible()
+    finally:
+        context.close()
