@@ -167,30 +167,36 @@ class PageContext:
 
     def chart(self, name: str, caption: str, numbering: Numbering, page: str = "") -> Markup:
         """A chart, a numbered figure: its phone-width drawing (a wider screen's script swaps
-        in the wide one, from ``wide_charts_file``), a caption, and its plotted values as a
-        folded table of traced cells (``page``: the page's path, which links are relative to)."""
-        from diagrams.charts import chart_title, chart_trace, values_table
+        in the wide one, from ``wide_charts_file``), a caption, and a fold its script fills
+        with the plotted values when it opens (``chart_values_file``); ``page`` is the page's
+        path, which links are relative to."""
+        from diagrams.charts import chart_title, chart_trace
 
         self._generated(name, ".svg", "chart")  # an unknown name fails here, listing the known
         narrow = _region(*self._svg(f"{name}{NARROW}", "chart"))
-        trace_id = chart_trace(name)
-        data = posixpath.relpath(wide_charts_file(trace_id), posixpath.dirname(page) or ".")
+        trace_id, here = chart_trace(name), posixpath.dirname(page) or "."
         return Markup(
-            '<figure class="residual-chart" id="{name}" data-shown-html="{shown}" '
-            'data-shown-html-src="{data}">\n'
+            '<figure class="residual-chart" id="{name}" data-shown-html="{wide_name}" '
+            'data-shown-html-src="{wide}">\n'
             '<div class="chart-drawing">{narrow}</div>\n'
             '<figcaption id="{name}-caption">{label}. {caption}</figcaption>\n'
-            '<details class="chart-values"><summary id="{name}-values">The plotted values'
+            '<details class="chart-values" data-shown-html="{values_name}" '
+            'data-shown-html-src="{values}"><summary id="{name}-values">The plotted values'
             "</summary>\n"
             # A table of many series scrolls sideways in its own region, which the keyboard
             # can reach, rather than wrap a number; the region is named by its figure.
             '<div class="md-typeset__scrollwrap" role="region" tabindex="0" '
             'aria-labelledby="{name}-values {name}-caption">'
-            '<div class="md-typeset__table">{table}'
+            '<div class="md-typeset__table"><p class="chart-values__pending">Every value this '
+            "chart plots, as a table, is put here when this opens. Without JavaScript they are "
+            'in the <a href="{trace_page}">raw trace</a> on the Trace page.</p>'
             "</div></div>\n</details>\n</figure>"
-        ).format(name=name, shown=wide_charts_name(trace_id), data=data, narrow=narrow,
+        ).format(name=name, wide_name=wide_charts_name(trace_id),
+                 wide=posixpath.relpath(wide_charts_file(trace_id), here), narrow=narrow,
                  caption=caption or chart_title(name), label=numbering.label("Figure", name),
-                 table=Markup(values_table(name, self.traces)))
+                 values_name=chart_values_name(trace_id),
+                 values=posixpath.relpath(chart_values_file(trace_id), here),
+                 trace_page=f"{posixpath.relpath('trace.html', here)}#{trace_id}")
 
     def explorer(self) -> Markup:
         """The gradients lab's explorer (``diagrams.explorer``), rendered from its trace."""
@@ -203,21 +209,26 @@ class PageContext:
     def data_files(self) -> dict[str, bytes]:
         """The files a page's script loads (``diagrams.shown_html``), by their path in the
         site: the explorer's cells (``diagrams.explorer.DATA_FILE``) when its trace is among
-        the traces, and every chart's wide drawing, a file per trace (``wide_charts_file``)."""
-        from diagrams.charts import chart_names, chart_trace
+        the traces, and every chart's wide drawing and its plotted values, a file of each per
+        trace (``wide_charts_file``, ``chart_values_file``)."""
+        from diagrams.charts import chart_names, chart_trace, values_table
         from diagrams.explorer import DATA_FILE, TRACE, render_explorer_data
 
         files: dict[str, bytes] = {}
         if TRACE in self.traces.traces:
             files[DATA_FILE] = render_explorer_data(self.traces.traces[TRACE]).encode("utf-8")
         wide: dict[str, dict[str, str]] = {}
+        values: dict[str, dict[str, str]] = {}
         for name in chart_names(self.traces):
             if not name.endswith(NARROW) and f"{name}.svg" in self.files:
-                wide.setdefault(chart_trace(name), {})[name] = str(_region(
-                    *self._svg(name, "chart")))
-        for trace_id, drawings in wide.items():
+                trace_id = chart_trace(name)
+                wide.setdefault(trace_id, {})[name] = str(_region(*self._svg(name, "chart")))
+                values.setdefault(trace_id, {})[name] = str(values_table(name, self.traces))
+        for trace_id in wide:
             files[wide_charts_file(trace_id)] = shown_html_script(
-                wide_charts_name(trace_id), {"wide": drawings}).encode("utf-8")
+                wide_charts_name(trace_id), {"wide": wide[trace_id]}).encode("utf-8")
+            files[chart_values_file(trace_id)] = shown_html_script(
+                chart_values_name(trace_id), {"values": values[trace_id]}).encode("utf-8")
         return files
 
     def table(self, name: str, numbering: Numbering | None = None) -> Markup:
@@ -274,6 +285,16 @@ def wide_charts_file(trace_id: str) -> str:
 def wide_charts_name(trace_id: str) -> str:
     """The name the wide drawings of a trace's charts are filed under."""
     return f"charts:{trace_id}"
+
+
+def chart_values_file(trace_id: str) -> str:
+    """Where the plotted values of a trace's charts are published, in the site."""
+    return f"assets/charts/{trace_id}-values.js"
+
+
+def chart_values_name(trace_id: str) -> str:
+    """The name the plotted values of a trace's charts are filed under."""
+    return f"values:{trace_id}"
 
 
 def _region(svg: str, label: str) -> Markup:

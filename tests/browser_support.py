@@ -72,9 +72,8 @@ BROKEN_WORDS = """() => {
 #: The traced numbers of a page's article that the browser laid out over more than one line,
 #: wrapped inside themselves ("1.63 × 1 / 0⁰"): a value, an item of a list (data-list),
 #: which may break between its items, or a number inside a name (data-name: "openblas-0.3").
-#: Every folded block is opened first, so the values in folded tables are laid out too.
+#: Open every folded block first (``open_every_fold``), so folded tables count too.
 WRAPPED_VALUES = """() => {
-    document.querySelectorAll('article details').forEach(d => { d.open = true; });
     const wrapped = [];
     for (const value of document.querySelectorAll('article .tv')) {
         const node = value.firstChild;
@@ -120,6 +119,19 @@ CRAMPED_CHARTS = f"""() => [...document.querySelectorAll('article figure.residua
                 ...plots.filter(h => h < {PLOT_MIN_HEIGHT}).map(h => [figure.id, h + 'px plot']),
                 ...(outside.length ? [[figure.id, outside.length + ' labels outside']] : [])];
     }})"""
+
+
+def open_every_fold(tab: Any) -> None:
+    """Open every folded block of the article, as a reader's click does, and wait until the
+    charts' folds hold the plotted values their script puts there."""
+    folds = tab.locator("article details")
+    for i in range(folds.count()):
+        fold = folds.nth(i)
+        if not fold.evaluate("d => d.open"):
+            fold.locator("summary").first.click()
+        assert fold.evaluate("d => d.open"), f"fold {i} did not open"
+    tab.wait_for_function("""() => [...document.querySelectorAll('article details.chart-values')]
+        .every(d => d.hasAttribute('data-filled'))""")
 
 
 def in_ci() -> bool:

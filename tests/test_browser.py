@@ -30,6 +30,7 @@ from browser_support import (
     PHONE,
     WRAPPED_VALUES,
     launch,
+    open_every_fold,
     run_axe,
     scheme,
     set_scheme,
@@ -260,6 +261,7 @@ def test_phone_width_needs_no_horizontal_scroll(browser: Any, site_url: str, scr
                        full_page=True)
         assert width[0] <= width[1], f"page is {width[0]}px wide in a {width[1]}px viewport"
         # No number wraps inside itself (every folded block opened, so its tables count too).
+        open_every_fold(tab)
         wrapped = tab.evaluate(WRAPPED_VALUES)
         assert wrapped == [], f"{len(wrapped)} traced values wrap inside themselves: {wrapped[:5]}"
         # No figure or table needs sideways scrolling to be read, inside its wrapper either:
@@ -299,6 +301,7 @@ def test_the_phone_checks_catch_what_they_guard_against(browser: Any, site_url: 
     page, viewport, check, old_rule = OLD_PHONE_RULES[case]
     with visit(browser, url_of(site_url, page), viewport=viewport) as seen:
         tab = seen.page
+        open_every_fold(tab)
         assert tab.evaluate(check, viewport["width"]) == []
         tab.add_style_tag(content=old_rule)
         assert tab.evaluate(check, viewport["width"]) != [], case

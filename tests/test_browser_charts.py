@@ -1,7 +1,8 @@
 """The labs' charts in Debian's Chromium: a page holds each chart's phone-width drawing, a
 screen as wide as a tablet or wider shows its wide drawing instead (from the charts' script
 file), narrowing the window puts the phone-width one back, and without JavaScript every
-screen keeps the phone-width drawing."""
+screen keeps the phone-width drawing; a chart's fold of plotted values is filled when it
+opens, each value opening its provenance, and without JavaScript it links to the raw trace."""
 
 from __future__ import annotations
 
@@ -69,5 +70,36 @@ def test_without_javascript_a_wide_screen_keeps_the_phone_drawings(
         tab.goto(site_url + PAGES[1])
         assert drawn(tab, "-narrow") == []
         assert tab.locator("article svg.residual-plot").first.is_visible()
+    finally:
+        context.close()
+
+
+def test_opening_a_fold_puts_its_plotted_values_there(browser: Any, site_url: str) -> None:
+    with visit(browser, site_url + PAGES[0], PHONE) as seen:
+        tab = seen.page
+        fold = tab.locator("article details.chart-values").first
+        assert fold.locator("table").count() == 0
+        fold.locator("summary").click()
+        fold.locator("table.chart-values").wait_for()
+        chart = fold.evaluate("d => d.closest('figure').id")
+        assert fold.locator("table").get_attribute("data-chart") == chart
+        cells = fold.locator("td.tv")
+        assert cells.count() > 10
+        assert cells.evaluate_all("""cells => cells.every(c => c.tabIndex === 0
+            && c.dataset.provenance === c.dataset.trace + ' = '
+               + (c.dataset.exact ?? c.textContent))""")
+        seen.assert_clean()
+
+
+def test_without_javascript_a_fold_links_to_the_raw_trace(browser: Any, site_url: str) -> None:
+    context = browser.new_context(java_script_enabled=False, viewport=PHONE)
+    try:
+        tab = context.new_page()
+        tab.goto(site_url + PAGES[1])
+        fold = tab.locator("article details.chart-values").first
+        fold.locator("summary").click()
+        link = fold.locator(".chart-values__pending a")
+        assert link.is_visible() and link.get_attribute("href") == (
+            "../trace.html#residual-stream-v3")
     finally:
         context.close()

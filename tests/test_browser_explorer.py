@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import site_support
-from browser_support import DESKTOP, PHONE, run_axe, set_scheme, visit
+from browser_support import DESKTOP, PHONE, open_every_fold, run_axe, set_scheme, visit
 from lab_support import LAB_PAGE, lab_traces
 from test_browser import assert_no_content_violations
 
@@ -193,7 +193,6 @@ def test_axe_finds_nothing_in_the_lab(browser: Any, lab_url: str, theme: str) ->
     with visit(browser, lab_url) as seen:
         tab = seen.page
         set_scheme(tab, theme)
-        for details in tab.locator("article details").all():
-            details.locator("summary").first.click()
+        open_every_fold(tab)
         assert_no_content_violations(run_axe(tab))
         seen.assert_clean()

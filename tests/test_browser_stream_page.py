@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import DESKTOP, PHONE, run_axe, scheme, set_scheme, visit
+from browser_support import DESKTOP, PHONE, open_every_fold, run_axe, scheme, set_scheme, visit
 from site_support import serve
 from test_browser import assert_no_content_violations
 
@@ -38,15 +38,6 @@ def stream_screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("stream-page-screenshots")
 
 
-def open_every_fold(tab: Any) -> None:
-    folds = tab.locator("article details")
-    for i in range(folds.count()):
-        fold = folds.nth(i)
-        if not fold.evaluate("d => d.open"):
-            fold.locator("summary").first.click()
-        assert fold.evaluate("d => d.open"), f"fold {i} did not open"
-
-
 def too_wide(tab: Any) -> list[Any]:
     """Elements wider than the viewport, or whose content overflows them sideways; a chart's
     table of plotted values scrolls in its own region, which must itself fit."""
@@ -70,7 +61,7 @@ def test_the_lab_page_reads_well(browser: Any, page_url: str, stream_screenshots
     with visit(browser, page_url, viewport=VIEWPORTS[viewport]) as seen:
         tab = seen.page
         set_scheme(tab, THEMES[theme])
-        # Each chart has a wide and a phone-width rendering; the screen's width shows one.
+        # Each chart shows one drawing, the one drawn for the screen's width.
         charts = tab.locator("article svg.residual-plot:visible")
         assert charts.count() == len(charts_residual_stream.CHARTS)
         for i in range(charts.count()):

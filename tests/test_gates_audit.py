@@ -329,6 +329,26 @@ def test_real_site_changed_traced_value_is_reported(site_copy: Path, trace: Trac
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(("file", "what"), [
+    ("assets/charts/gradient-flow-v3-values.js", "values["),
+    ("assets/charts/residual-stream-v3.js", "wide["),
+])
+def test_real_site_changed_value_in_a_script_file_is_reported(site_copy: Path, file: str,
+                                                              what: str) -> None:
+    # A plotted value in a fold's data, a tick label in a wide drawing: each read where it is.
+    data = (site_copy / file).read_text(encoding="utf-8")
+    pattern = r'(class=\\"tv\\"[^>]*>)([^<]+)(<)' if "values" in file else r"(<text[^>]*>)(\d)"
+    forged, count = re.subn(pattern, r"\g<1>9\g<2>\g<3>" if "values" in file else r"\g<1>9\g<2>",
+                            data, count=1)
+    assert count == 1
+    (site_copy / file).write_text(forged, encoding="utf-8")
+    findings = [f for f in audit_site(site_copy, published_traces(site_copy, CHAPTER_TRACE))
+                if f.gate == "audit"]
+    assert findings and all(f"(in the HTML a script shows, {file} {what}" in f.message
+                            for f in findings), findings
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("html", "expected"),
     [

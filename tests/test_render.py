@@ -74,8 +74,9 @@ PUBLISHED_VENDOR = {
     "assets/vendor/katex/fonts/x.woff2": f"{KATEX_DIST}/fonts/x.woff2",
     SHIM_URL: SHIM_SRC,
 }
-#: The explorer's cells and the wide drawings of the one chart the test context holds.
-SCRIPT_DATA = [EXPLORER_DATA, "assets/charts/gradient-flow-v3.js"]
+#: The explorer's cells, and the wide drawing and values of the one chart the context holds.
+SCRIPT_DATA = [EXPLORER_DATA, "assets/charts/gradient-flow-v3.js",
+               "assets/charts/gradient-flow-v3-values.js"]
 EVERY_FILE = sorted([*PAGES, ASSET, *PUBLISHED_VENDOR, *SCRIPT_DATA,
                      *(trace_url(trace_id) for trace_id in SCHEMAS)])
 
@@ -210,14 +211,23 @@ def test_a_chart_is_one_figure_holding_its_drawings_and_values_whole(
     assert name == f"charts:{chart_trace(CHART)}" and list(fragments["wide"]) == [CHART]
     assert wide in fragments["wide"][CHART]
     assert f'role="region" aria-label="{chart_title(CHART)}' in fragments["wide"][CHART]
-    assert str(values_table(CHART, golden_traces)) in out
+    # The fold of plotted values names their data script and links to the raw trace.
+    values = f"assets/charts/{chart_trace(CHART)}-values.js"
+    assert (f'<details class="chart-values" data-shown-html="values:{chart_trace(CHART)}" '
+            f'data-shown-html-src="{values}">') in out
+    assert f'<a href="trace.html#{chart_trace(CHART)}">raw trace</a>' in out
+    assert "<table" not in out
+    name, fragments = read_shown_html_script(context.data_files()[values].decode())
+    assert fragments == {"values": {CHART: str(values_table(CHART, golden_traces))}}
     # Whole: no placeholder left for a later pass, no blank line to end Markdown's HTML block.
     assert "<!--" not in out and "figure-slot" not in out and "\n\n" not in out
 
 
 def test_a_chart_on_a_page_in_a_folder_names_its_data_from_there(context: PageContext) -> None:
-    out = context.page_globals(EXPLORER, page="labs/lab.md")["chart"](CHART)
-    assert f'data-shown-html-src="../assets/charts/{chart_trace(CHART)}.js"' in str(out)
+    out = str(context.page_globals(EXPLORER, page="labs/lab.md")["chart"](CHART))
+    assert f'data-shown-html-src="../assets/charts/{chart_trace(CHART)}.js"' in out
+    assert f'data-shown-html-src="../assets/charts/{chart_trace(CHART)}-values.js"' in out
+    assert f'href="../trace.html#{chart_trace(CHART)}"' in out
 
 
 def test_a_chart_without_a_caption_is_captioned_with_its_title(context: PageContext) -> None:
