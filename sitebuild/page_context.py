@@ -115,8 +115,7 @@ class PageContext:
             "trace": trace,
             "claims": trace.schema.claims,
             "traces": [(t, trace_url(t.trace_id)) for t in self.traces],
-            "raw_trace": lambda trace_id=trace_id: fenced(
-                self.traces.traces[trace_id].text, "text"),
+            "raw_trace_fold": lambda trace_id=trace_id: self.raw_trace_fold(trace_id, page),
             "learner_report": self.learner_report,
             "explorer": self.explorer,
             "number_words": number_words,
@@ -127,6 +126,21 @@ class PageContext:
             "cite": PageCitations(self.references),
             "pinned": lambda name: render_pin(name, pinned(self.root, name)),
         }
+
+    def raw_trace_fold(self, trace_id: str, page: str) -> Markup:
+        """A fold its script fills with the raw trace when it opens (``raw_trace_file``);
+        without JavaScript, a link to the published trace."""
+        here = posixpath.dirname(page) or "."
+        return Markup(
+            '<details class="example" data-shown-html="{name}" data-shown-html-src="{src}" '
+            'data-shown-html-fragment="listing/{trace_id}"><summary>The raw trace, record for '
+            "record</summary>\n<p>Exactly as the site read it; hover over or focus any number "
+            "on a page to see the record and key it came from.</p>\n"
+            '<p class="shown-html__place">The trace is put here when this opens. Without '
+            'JavaScript, <a href="{url}">open the trace file</a>.</p>\n</details>'
+        ).format(name=raw_trace_name(trace_id), trace_id=trace_id,
+                 src=posixpath.relpath(raw_trace_file(trace_id), here),
+                 url=posixpath.relpath(trace_url(trace_id), here))
 
     def learner_report(self) -> Markup:
         """The learner report as a code block, or empty when none was supplied."""
@@ -181,13 +195,13 @@ class PageContext:
             '<div class="chart-drawing">{narrow}</div>\n'
             '<figcaption id="{name}-caption">{label}. {caption}</figcaption>\n'
             '<details class="chart-values" data-shown-html="{values_name}" '
-            'data-shown-html-src="{values}"><summary id="{name}-values">The plotted values'
-            "</summary>\n"
+            'data-shown-html-src="{values}" data-shown-html-fragment="values/{name}">'
+            '<summary id="{name}-values">The plotted values</summary>\n'
             # A table of many series scrolls sideways in its own region, which the keyboard
             # can reach, rather than wrap a number; the region is named by its figure.
             '<div class="md-typeset__scrollwrap" role="region" tabindex="0" '
             'aria-labelledby="{name}-values {name}-caption">'
-            '<div class="md-typeset__table"><p class="chart-values__pending">Every value this '
+            '<div class="md-typeset__table"><p class="shown-html__place">Every value this '
             "chart plots, as a table, is put here when this opens. Without JavaScript they are "
             'in the <a href="{trace_page}">raw trace</a> on the Trace page.</p>'
             "</div></div>\n</details>\n</figure>"
@@ -209,8 +223,9 @@ class PageContext:
     def data_files(self) -> dict[str, bytes]:
         """The files a page's script loads (``diagrams.shown_html``), by their path in the
         site: the explorer's cells (``diagrams.explorer.DATA_FILE``) when its trace is among
-        the traces, and every chart's wide drawing and its plotted values, a file of each per
-        trace (``wide_charts_file``, ``chart_values_file``)."""
+        the traces, every trace's raw listing (``raw_trace_file``), and every chart's wide
+        drawing and its plotted values, a file of each per trace (``wide_charts_file``,
+        ``chart_values_file``)."""
         from diagrams.charts import chart_names, chart_trace, values_table
         from diagrams.explorer import DATA_FILE, TRACE, render_explorer_data
 
@@ -224,6 +239,14 @@ class PageContext:
                 trace_id = chart_trace(name)
                 wide.setdefault(trace_id, {})[name] = str(_region(*self._svg(name, "chart")))
                 values.setdefault(trace_id, {})[name] = str(values_table(name, self.traces))
+        for trace in self.traces:
+            # Focusable, as Material makes its own scrolling listings on load.
+            listing = Markup('<div class="language-text highlight"><pre><span></span>'
+                             '<code tabindex="0">{}'
+                             "</code></pre></div>").format(trace.text)
+            files[raw_trace_file(trace.trace_id)] = shown_html_script(
+                raw_trace_name(trace.trace_id), {"listing": {trace.trace_id: str(listing)}}
+            ).encode("utf-8")
         for trace_id in wide:
             files[wide_charts_file(trace_id)] = shown_html_script(
                 wide_charts_name(trace_id), {"wide": wide[trace_id]}).encode("utf-8")
@@ -285,6 +308,16 @@ def wide_charts_file(trace_id: str) -> str:
 def wide_charts_name(trace_id: str) -> str:
     """The name the wide drawings of a trace's charts are filed under."""
     return f"charts:{trace_id}"
+
+
+def raw_trace_file(trace_id: str) -> str:
+    """Where a trace's raw listing, for the Trace page's fold, is published in the site."""
+    return f"assets/traces/{trace_id}.js"
+
+
+def raw_trace_name(trace_id: str) -> str:
+    """The name a trace's raw listing is filed under."""
+    return f"trace:{trace_id}"
 
 
 def chart_values_file(trace_id: str) -> str:

@@ -123,15 +123,15 @@ CRAMPED_CHARTS = f"""() => [...document.querySelectorAll('article figure.residua
 
 def open_every_fold(tab: Any) -> None:
     """Open every folded block of the article, as a reader's click does, and wait until the
-    charts' folds hold the plotted values their script puts there."""
+    folds a script fills (a chart's plotted values, a raw trace) hold what it puts there."""
     folds = tab.locator("article details")
     for i in range(folds.count()):
         fold = folds.nth(i)
         if not fold.evaluate("d => d.open"):
             fold.locator("summary").first.click()
         assert fold.evaluate("d => d.open"), f"fold {i} did not open"
-    tab.wait_for_function("""() => [...document.querySelectorAll('article details.chart-values')]
-        .every(d => d.hasAttribute('data-filled'))""")
+    tab.wait_for_function("""() => [...document.querySelectorAll(
+        'article details[data-shown-html-fragment]')].every(d => d.hasAttribute('data-filled'))""")
 
 
 def in_ci() -> bool:

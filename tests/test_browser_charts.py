@@ -2,7 +2,8 @@
 screen as wide as a tablet or wider shows its wide drawing instead (from the charts' script
 file), narrowing the window puts the phone-width one back, and without JavaScript every
 screen keeps the phone-width drawing; a chart's fold of plotted values is filled when it
-opens, each value opening its provenance, and without JavaScript it links to the raw trace."""
+opens, each value opening its provenance, and without JavaScript it links to the raw trace;
+the Trace page's folds show each raw trace whole, or without JavaScript link to its file."""
 
 from __future__ import annotations
 
@@ -98,8 +99,34 @@ def test_without_javascript_a_fold_links_to_the_raw_trace(browser: Any, site_url
         tab.goto(site_url + PAGES[1])
         fold = tab.locator("article details.chart-values").first
         fold.locator("summary").click()
-        link = fold.locator(".chart-values__pending a")
+        link = fold.locator(".shown-html__place a")
         assert link.is_visible() and link.get_attribute("href") == (
             "../trace.html#residual-stream-v3")
+    finally:
+        context.close()
+
+
+def test_the_trace_pages_folds_show_each_raw_trace_and_link_to_it_without_javascript(
+        browser: Any, site_url: str, built_site: Path) -> None:
+    with visit(browser, site_url + "trace.html", PHONE) as seen:
+        tab = seen.page
+        folds = tab.locator("article details[data-shown-html^='trace:']")
+        assert folds.count() == len(list((built_site / "trace").glob("*.trace")))
+        for i in range(folds.count()):
+            fold = folds.nth(i)
+            trace_id = fold.get_attribute("data-shown-html").removeprefix("trace:")
+            fold.locator("summary").click()
+            fold.locator("pre code").wait_for()
+            shown = fold.locator("pre code").text_content()
+            assert shown == (built_site / "trace" / f"{trace_id}.trace").read_text()
+        seen.assert_clean()
+    context = browser.new_context(java_script_enabled=False, viewport=PHONE)
+    try:
+        tab = context.new_page()
+        tab.goto(site_url + "trace.html")
+        hrefs = tab.locator("article details .shown-html__place a").evaluate_all(
+            "links => links.map(a => a.getAttribute('href'))")
+        assert sorted(hrefs) == sorted(f"trace/{path.name}"
+                                       for path in (built_site / "trace").glob("*.trace"))
     finally:
         context.close()

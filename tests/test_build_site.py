@@ -158,7 +158,9 @@ def test_the_trace_page_shows_report_raw_trace_and_download(built_site: Path) ->
     for line in GOLDEN_REPORT.read_text().splitlines()[:3]:  # the report given with --report
         assert html.escape(line, quote=False) in page, line
     assert "No learner report" not in page
-    assert "TRACE residual-connections-v2 BEGIN" in page
+    assert 'data-shown-html-src="assets/traces/residual-connections-v2.js"' in page
+    listing = (built_site / "assets/traces/residual-connections-v2.js").read_text()
+    assert "TRACE residual-connections-v2 BEGIN" in listing
     assert 'id="trace-grammar"' in page
 
 

@@ -117,13 +117,17 @@ def check(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.slow
 def test_real_site_raw_listing_tamper_is_reported(site_copy: Path, trace: Trace) -> None:
-    page = site_copy / "trace.html"
-    text = page.read_text(encoding="utf-8")
+    # The Trace page's fold shows the listing its script file holds.
+    assert check_published(site_copy, trace) == []
+    data = site_copy / "assets" / "traces" / f"{trace.trace_id}.js"
+    text = data.read_text(encoding="utf-8")
     assert text.count("REPLAY bitwise=true") == 1
-    page.write_text(text.replace("REPLAY bitwise=true", "REPLAY bitwise=false"),
+    data.write_text(text.replace("REPLAY bitwise=true", "REPLAY bitwise=false"),
                     encoding="utf-8")
     findings = check_published(site_copy, trace)
     assert len(findings) == 1 and findings[0].page == "trace.html", findings
+    assert "REPLAY bitwise=false" in findings[0].message
+    assert f"(shown from assets/traces/{trace.trace_id}.js)" in findings[0].message
 
 
 @pytest.mark.slow

@@ -10,6 +10,7 @@ written only where something changed, and that Markdown passes the figures throu
 from __future__ import annotations
 
 import dataclasses
+import html
 import re
 import shutil
 from importlib import metadata
@@ -74,9 +75,11 @@ PUBLISHED_VENDOR = {
     "assets/vendor/katex/fonts/x.woff2": f"{KATEX_DIST}/fonts/x.woff2",
     SHIM_URL: SHIM_SRC,
 }
-#: The explorer's cells, and the wide drawing and values of the one chart the context holds.
+#: The explorer's cells, the wide drawing and values of the one chart the context holds, and
+#: every trace's raw listing.
 SCRIPT_DATA = [EXPLORER_DATA, "assets/charts/gradient-flow-v3.js",
-               "assets/charts/gradient-flow-v3-values.js"]
+               "assets/charts/gradient-flow-v3-values.js",
+               *(f"assets/traces/{trace_id}.js" for trace_id in SCHEMAS)]
 EVERY_FILE = sorted([*PAGES, ASSET, *PUBLISHED_VENDOR, *SCRIPT_DATA,
                      *(trace_url(trace_id) for trace_id in SCHEMAS)])
 
@@ -214,7 +217,7 @@ def test_a_chart_is_one_figure_holding_its_drawings_and_values_whole(
     # The fold of plotted values names their data script and links to the raw trace.
     values = f"assets/charts/{chart_trace(CHART)}-values.js"
     assert (f'<details class="chart-values" data-shown-html="values:{chart_trace(CHART)}" '
-            f'data-shown-html-src="{values}">') in out
+            f'data-shown-html-src="{values}" data-shown-html-fragment="values/{CHART}">') in out
     assert f'<a href="trace.html#{chart_trace(CHART)}">raw trace</a>' in out
     assert "<table" not in out
     name, fragments = read_shown_html_script(context.data_files()[values].decode())
@@ -251,12 +254,21 @@ def test_the_explorer_without_its_trace_fails_at_the_line(context: PageContext,
         render(without, "\n{{ explorer() }}")
 
 
-def test_raw_trace_and_report_are_code_blocks(context: PageContext) -> None:
-    out = render(context, "{{ raw_trace() }}")
-    assert out.startswith("\n```text\nTRACE residual-connections-v2 BEGIN\n")
-    assert out.endswith("TRACE residual-connections-v2 END\n```\n")
-    lab = render(context, "{{ raw_trace('gradient-flow-v3') }}")
-    assert lab.startswith("\n```text\nTRACE gradient-flow-v3 BEGIN\n")
+def test_the_raw_trace_is_a_fold_its_script_fills_and_the_report_a_code_block(
+        context: PageContext) -> None:
+    out = render(context, "{{ raw_trace_fold() }}")
+    assert out.startswith(
+        f'<details class="example" data-shown-html="trace:{CHAPTER_TRACE}" data-shown-html-src='
+        f'"assets/traces/{CHAPTER_TRACE}.js" data-shown-html-fragment="listing/{CHAPTER_TRACE}">')
+    assert f'<a href="trace/{CHAPTER_TRACE}.trace">open the trace file</a>' in out
+    for trace in context.traces:
+        name, fragments = read_shown_html_script(
+            context.data_files()[f"assets/traces/{trace.trace_id}.js"].decode())
+        listing = fragments["listing"][trace.trace_id]
+        assert name == f"trace:{trace.trace_id}" and list(fragments) == ["listing"]
+        assert listing.startswith('<div class="language-text highlight"><pre><span></span>'
+                                  f'<code tabindex="0">TRACE {trace.trace_id} BEGIN\n')
+        assert html.unescape(listing.split(">", 5)[5].split("</code>")[0]) == trace.text
     assert render(context, "{{ learner_report() }}") == "\n```text\nreport line\n```\n"
     no_report = dataclasses.replace(context, report=None)
     assert render(no_report, "[{{ learner_report() }}]") == "[]"
@@ -267,10 +279,11 @@ def test_autoescape_keeps_hostile_trace_names_inert(context: PageContext,
                                                      hostile_name: str) -> None:
     traces = TraceSet({CHAPTER_TRACE: hostile_trace}, CHAPTER_TRACE)
     hostile = dataclasses.replace(context, traces=traces)
-    out = render(hostile, "{{ tv('PARAMETER.name') }}|{{ raw_trace() }}")
-    span = out.split("|")[0]
-    assert "<script>" not in span and "{{x}}" not in span and "&lt;script&gt;" in span
-    assert hostile_name in out.split("|")[1]  # the raw trace is a code block, shown as it is
+    out = render(hostile, "{{ tv('PARAMETER.name') }}")
+    assert "<script>" not in out and "{{x}}" not in out and "&lt;script&gt;" in out
+    data = hostile.data_files()[f"assets/traces/{CHAPTER_TRACE}.js"].decode()
+    listing = read_shown_html_script(data)[1]["listing"][CHAPTER_TRACE]
+    assert "<script>" not in listing and hostile_name in html.unescape(listing)
 
 
 def test_wrappable_code_breaks_only_after_equals_signs_and_dots() -> None:

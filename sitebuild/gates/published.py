@@ -1,16 +1,20 @@
 """Published trace (gate name "trace"): what the site offers as a trace is the trace checked.
 
-Contract: every trace's ``trace/<file>`` in the site and its listing on the Trace page equal the
-checked trace byte for byte; a difference is a finding at its first differing line with the
-unified diff as ``detail``. So a site and its trace tampered together still differ from the
-engine's run (``build_site.py check``).
+Contract: every trace's ``trace/<file>`` in the site and its listing on the Trace page (in the
+page, or in the HTML its script shows in a fold) equal the checked trace byte for byte; a
+difference is a finding at its first differing line with the unified diff as ``detail``. So a
+site and its trace tampered together still differ from the engine's run (``build_site.py
+check``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import re
 from pathlib import Path
 
+from diagrams.shown_html import read_shown_html_script
 from sitebuild.gates.pages import Finding, code_listings, read_text
 from sitebuild.paths import trace_url
 from tracefile import Trace, TraceSet
@@ -19,6 +23,8 @@ from tracefile.errors import shorten
 GATE = "trace"
 TRACE_PAGE = "trace.html"
 DIFF_LINES = 60  # a diff longer than this is cut: the first lines locate the problem
+#: The script file an element of the Trace page (at the site's root) names.
+_SHOWN_SRC = re.compile(r'\bdata-shown-html-src="([^"/.][^"]*)"')
 
 
 def check_published(site_dir: Path, traces: Trace | TraceSet) -> list[Finding]:
@@ -49,16 +55,39 @@ def trace_page(site_dir: Path, trace: Trace) -> list[Finding]:
     if not path.is_file():
         return [Finding(TRACE_PAGE, None, GATE, "the Trace page is missing, so the raw trace "
                         "is not shown")]
-    listings = code_listings(read_text(path))
-    if any(text == trace.text for _, text in listings):
+    html = read_text(path)
+    listings = [(line, text, None) for line, text in code_listings(html)]
+    listings += _shown_listings(site_dir, html)
+    if any(text == trace.text for _, text, _ in listings):
         return []
     header = trace.text.split("\n", 1)[0]
-    like = [(line, text) for line, text in listings if text.split("\n", 1)[0] == header]
+    like = [item for item in listings if item[1].split("\n", 1)[0] == header]
     if not like:
         return [Finding(TRACE_PAGE, None, GATE, f"no code listing shows the raw trace (none "
                         f"starts with {shorten(header)!r})")]
-    line, text = like[0]
-    return [_mismatch(TRACE_PAGE, line, "raw trace listing", trace, text)]
+    line, text, file = like[0]
+    if file is None:
+        return [_mismatch(TRACE_PAGE, line, "raw trace listing", trace, text)]
+    # Placed at the fold naming the file: the file's own lines are not the page's.
+    found = _mismatch(TRACE_PAGE, line, f"raw trace listing (shown from {file})", trace, text)
+    return [dataclasses.replace(found, line=line)]
+
+
+def _shown_listings(site_dir: Path, html: str) -> list[tuple[int, str, str]]:
+    """The code listings of the HTML the Trace page's script shows in its folds (the raw
+    traces: ``diagrams.shown_html``), each with the line of the element naming its file and
+    the file; a file that cannot be read gives none (and the audit names it)."""
+    found = []
+    for match in _SHOWN_SRC.finditer(html):
+        line = html.count("\n", 0, match.start()) + 1
+        try:
+            _, fragments = read_shown_html_script(
+                (site_dir / match.group(1)).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+        found += [(line, text, match.group(1)) for of in fragments.values()
+                  for fragment in of.values() for _, text in code_listings(fragment)]
+    return found
 
 
 def _mismatch(page: str, first_line: int, what: str, trace: Trace, shown: str) -> Finding:
