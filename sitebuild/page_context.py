@@ -128,18 +128,16 @@ class PageContext:
         }
 
     def raw_trace_fold(self, trace_id: str, page: str) -> Markup:
-        """A fold its script fills with the raw trace when it opens (``raw_trace_file``);
+        """A fold its script fills with the raw trace when it opens (``shown_file``);
         without JavaScript, a link to the published trace."""
         here = posixpath.dirname(page) or "."
         return Markup(
-            '<details class="example" data-shown-html="{name}" data-shown-html-src="{src}" '
-            'data-shown-html-fragment="listing/{trace_id}"><summary>The raw trace, record for '
-            "record</summary>\n<p>Exactly as the site read it; hover over or focus any number "
-            "on a page to see the record and key it came from.</p>\n"
-            '<p class="shown-html__place">The trace is put here when this opens. Without '
-            'JavaScript, <a href="{url}">open the trace file</a>.</p>\n</details>'
-        ).format(name=raw_trace_name(trace_id), trace_id=trace_id,
-                 src=posixpath.relpath(raw_trace_file(trace_id), here),
+            '<details class="example" {shown} data-shown-html-fragment="listing/{trace_id}">'
+            "<summary>The raw trace, record for record</summary>\n<p>Exactly as the site read "
+            "it; hover over or focus any number on a page to see the record and key it came "
+            'from.</p>\n<p class="shown-html__place">The trace is put here when this opens. '
+            'Without JavaScript, <a href="{url}">open the trace file</a>.</p>\n</details>'
+        ).format(shown=_shown_attrs("trace", trace_id, here), trace_id=trace_id,
                  url=posixpath.relpath(trace_url(trace_id), here))
 
     def learner_report(self) -> Markup:
@@ -181,8 +179,8 @@ class PageContext:
 
     def chart(self, name: str, caption: str, numbering: Numbering, page: str = "") -> Markup:
         """A chart, a numbered figure: its phone-width drawing (a wider screen's script swaps
-        in the wide one, from ``wide_charts_file``), a caption, and a fold its script fills
-        with the plotted values when it opens (``chart_values_file``); ``page`` is the page's
+        in the wide one, from ``shown_file``), a caption, and a fold its script fills with
+        the plotted values when it opens (``shown_file`` too); ``page`` is the page's
         path, which links are relative to."""
         from diagrams.charts import chart_title, chart_trace
 
@@ -190,12 +188,10 @@ class PageContext:
         narrow = _region(*self._svg(f"{name}{NARROW}", "chart"))
         trace_id, here = chart_trace(name), posixpath.dirname(page) or "."
         return Markup(
-            '<figure class="residual-chart" id="{name}" data-shown-html="{wide_name}" '
-            'data-shown-html-src="{wide}">\n'
+            '<figure class="residual-chart" id="{name}" {wide}>\n'
             '<div class="chart-drawing">{narrow}</div>\n'
             '<figcaption id="{name}-caption">{label}. {caption}</figcaption>\n'
-            '<details class="chart-values" data-shown-html="{values_name}" '
-            'data-shown-html-src="{values}" data-shown-html-fragment="values/{name}">'
+            '<details class="chart-values" {values} data-shown-html-fragment="values/{name}">'
             '<summary id="{name}-values">The plotted values</summary>\n'
             # A table of many series scrolls sideways in its own region, which the keyboard
             # can reach, rather than wrap a number; the region is named by its figure.
@@ -205,11 +201,9 @@ class PageContext:
             "chart plots, as a table, is put here when this opens. Without JavaScript they are "
             'in the <a href="{trace_page}">raw trace</a> on the Trace page.</p>'
             "</div></div>\n</details>\n</figure>"
-        ).format(name=name, wide_name=wide_charts_name(trace_id),
-                 wide=posixpath.relpath(wide_charts_file(trace_id), here), narrow=narrow,
+        ).format(name=name, wide=_shown_attrs("charts", trace_id, here), narrow=narrow,
                  caption=caption or chart_title(name), label=numbering.label("Figure", name),
-                 values_name=chart_values_name(trace_id),
-                 values=posixpath.relpath(chart_values_file(trace_id), here),
+                 values=_shown_attrs("values", trace_id, here),
                  trace_page=f"{posixpath.relpath('trace.html', here)}#{trace_id}")
 
     def explorer(self) -> Markup:
@@ -223,9 +217,8 @@ class PageContext:
     def data_files(self) -> dict[str, bytes]:
         """The files a page's script loads (``diagrams.shown_html``), by their path in the
         site: the explorer's cells (``diagrams.explorer.DATA_FILE``) when its trace is among
-        the traces, every trace's raw listing (``raw_trace_file``), and every chart's wide
-        drawing and its plotted values, a file of each per trace (``wide_charts_file``,
-        ``chart_values_file``)."""
+        the traces, and a trace's raw listing, its charts' wide drawings and their plotted
+        values, a file of each per trace (``shown_file``)."""
         from diagrams.charts import chart_names, chart_trace, values_table
         from diagrams.explorer import DATA_FILE, TRACE, render_explorer_data
 
@@ -244,14 +237,13 @@ class PageContext:
             listing = Markup('<div class="language-text highlight"><pre><span></span>'
                              '<code tabindex="0">{}'
                              "</code></pre></div>").format(trace.text)
-            files[raw_trace_file(trace.trace_id)] = shown_html_script(
-                raw_trace_name(trace.trace_id), {"listing": {trace.trace_id: str(listing)}}
-            ).encode("utf-8")
+            path, name = shown_file("trace", trace.trace_id)
+            files[path] = shown_html_script(name, {"listing": {trace.trace_id: str(listing)}}
+                                            ).encode("utf-8")
         for trace_id in wide:
-            files[wide_charts_file(trace_id)] = shown_html_script(
-                wide_charts_name(trace_id), {"wide": wide[trace_id]}).encode("utf-8")
-            files[chart_values_file(trace_id)] = shown_html_script(
-                chart_values_name(trace_id), {"values": values[trace_id]}).encode("utf-8")
+            for kind, group, of in (("charts", "wide", wide), ("values", "values", values)):
+                path, name = shown_file(kind, trace_id)
+                files[path] = shown_html_script(name, {group: of[trace_id]}).encode("utf-8")
         return files
 
     def table(self, name: str, numbering: Numbering | None = None) -> Markup:
@@ -300,34 +292,23 @@ def equation(label: str, tex: str, numbering: Numbering) -> Markup:
              number=numbering.label("Equation", element_id))
 
 
-def wide_charts_file(trace_id: str) -> str:
-    """Where the wide drawings of a trace's charts are published, in the site."""
-    return f"assets/charts/{trace_id}.js"
+#: What a trace's on-demand files hold (``diagrams.shown_html``), and where each is published:
+#: its charts' wide drawings, its charts' plotted values, its raw listing.
+SHOWN_FILES = {"charts": "assets/charts/{}.js", "values": "assets/charts/{}-values.js",
+               "trace": "assets/traces/{}.js"}
 
 
-def wide_charts_name(trace_id: str) -> str:
-    """The name the wide drawings of a trace's charts are filed under."""
-    return f"charts:{trace_id}"
+def shown_file(kind: str, trace_id: str) -> tuple[str, str]:
+    """The path in the site of a trace's on-demand file of ``kind`` (``SHOWN_FILES``), and the
+    name it files its HTML under."""
+    return SHOWN_FILES[kind].format(trace_id), f"{kind}:{trace_id}"
 
 
-def raw_trace_file(trace_id: str) -> str:
-    """Where a trace's raw listing, for the Trace page's fold, is published in the site."""
-    return f"assets/traces/{trace_id}.js"
-
-
-def raw_trace_name(trace_id: str) -> str:
-    """The name a trace's raw listing is filed under."""
-    return f"trace:{trace_id}"
-
-
-def chart_values_file(trace_id: str) -> str:
-    """Where the plotted values of a trace's charts are published, in the site."""
-    return f"assets/charts/{trace_id}-values.js"
-
-
-def chart_values_name(trace_id: str) -> str:
-    """The name the plotted values of a trace's charts are filed under."""
-    return f"values:{trace_id}"
+def _shown_attrs(kind: str, trace_id: str, here: str) -> Markup:
+    """The attributes naming a trace's on-demand file of ``kind`` from a page in ``here``."""
+    path, name = shown_file(kind, trace_id)
+    return Markup('data-shown-html="{}" data-shown-html-src="{}"').format(
+        name, posixpath.relpath(path, here))
 
 
 def _region(svg: str, label: str) -> Markup:
