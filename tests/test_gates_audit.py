@@ -107,9 +107,9 @@ def test_changed_traced_value_is_reported(trace: Trace, path: str, fmt: str) -> 
 @pytest.mark.parametrize(("path", "fmt", "old", "new", "says"), [
     # a stored value changed, a rounded value offered as the stored one, a repeat
     ("STACK[4].plain[0]", "fixed6", 'data-exact="0.0078125"', 'data-exact="0.0078"',
-     "gives its stored value as '0.0078' (data-exact), the trace stores '0.0078125'"),
+     "gives its stored value as data-exact '0.0078', the trace stores '0.0078125'"),
     ("STACK[4].plain[0]", "fixed6", ' data-exact="0.0078125"', "",
-     "gives its stored value as '0.007812' (shown), the trace stores '0.0078125'"),
+     "shows '0.007812' with no data-exact, the trace stores '0.0078125'"),
     ("STACK[4].plain[0]", "exact", ">0.0078125<", ' data-exact="0.0078125">0.0078125<',
      "repeats what it shows in data-exact"),
 ])

@@ -363,9 +363,12 @@ class _AuditParser(HTMLParser):
         if span.exact is not None and span.exact == shown:
             report(span.line, f"traced value {span.path!r} repeats what it shows in "
                          f"data-exact {span.exact!r}: write data-exact only when it differs")
-        elif (span.exact or shown) != stored:
+        elif span.exact is not None and span.exact != stored:
             report(span.line, f"traced value {span.path!r} gives its stored value as "
-                         f"{span.exact or shown!r} ({'data-exact' if span.exact else 'shown'})"
+                         f"data-exact {span.exact!r}, the trace stores {stored!r}")
+        elif span.exact is None and shown == expected != stored:
+            # A wrong shown value is reported above; here the display is right but rounded.
+            report(span.line, f"traced value {span.path!r} shows {shown!r} with no data-exact"
                          f", the trace stores {stored!r}")
 
     def _report(self, line: int | None, message: str, needles: tuple[str, ...] = (),
