@@ -17,6 +17,9 @@ Contract:
   is the state before any block); lines share rows only when their positions start alike.
 - A value path ``KIND[*].key`` (``RANDOM-PATH[*].norm``) names that key of every record of a
   keyed kind, in trace order.
+- ``drawn_together(name, traces)`` names the lines one hides another in (``TOGETHER``), and
+  ``together_sentence`` says so in words, for the chart's caption: no two lines look like one
+  without the figure saying it.
 """
 
 from __future__ import annotations
@@ -146,6 +149,51 @@ def _shared_ylim(chart: Chart, trace: Trace) -> tuple[float, float] | None:
     low, high = min(e[0] for e in extents), max(e[1] for e in extents)
     margin = 0.05 * (high - low)
     return low - margin, high + margin
+
+
+#: Two lines whose values at every shared x lie closer than this share of the y axis's extent
+#: (on its scale) are drawn on top of each other: a line and its marker are about that thick.
+TOGETHER = 0.01
+
+
+def drawn_together(name: str, traces: Trace | TraceSet) -> list[tuple[str, ...]]:
+    """The groups of lines (by label, in declared order) drawn on top of each other: plotted
+    at the same x values and, at every one they both draw, within ``TOGETHER`` of the y
+    axis's extent of each other (a log axis measured in decades)."""
+    plot = plot_of(name, traces)
+    on_axis = _log10 if plot.yscale == "log" else float
+    shown = [y for series in plot.series for ys in (series.y, series.low, series.high)
+             for y in ys or ()] + [y for _, y in plot.references] + list(plot.ylim or ())
+    finite = [v for v in map(on_axis, shown) if math.isfinite(v)]
+    reach = TOGETHER * ((max(finite) - min(finite)) if finite else 1.0)
+    groups: list[list[str]] = []
+    for number, series in enumerate(plot.series):
+        for other in plot.series[:number]:
+            pairs = [(on_axis(a), on_axis(b)) for a, b in zip(series.y, other.y, strict=True)
+                     ] if series.x == other.x else []
+            drawn = [(a, b) for a, b in pairs if math.isfinite(a) or math.isfinite(b)]
+            if drawn and all(abs(a - b) < reach for a, b in drawn):  # nan compares False
+                group = next(g for g in groups if other.label in g)
+                group.append(series.label)
+                break
+        else:
+            groups.append([series.label])
+    return [tuple(group) for group in groups if len(group) > 1]
+
+
+def together_sentence(name: str, traces: Trace | TraceSet) -> str:
+    """The caption's sentence naming the lines drawn on top of each other, or ``""``."""
+    sentences = []
+    for group in drawn_together(name, traces):
+        labels = [f"‘{label}’" for label in group]
+        named = ", ".join(labels[:-1]) + f" and {labels[-1]}"
+        sentences.append(f"The lines {named} lie within a line's width of each other at every "
+                         "point, so they are drawn on top of each other.")
+    return " ".join(sentences)
+
+
+def _log10(value: float) -> float:
+    return math.log10(value) if value > 0 else math.nan
 
 
 def _x_values(trace: Trace, line: Line, count: int) -> list[float]:

@@ -179,10 +179,11 @@ class PageContext:
 
     def chart(self, name: str, caption: str, numbering: Numbering, page: str = "") -> Markup:
         """A chart, a numbered figure: its phone-width drawing (a wider screen's script swaps
-        in the wide one, from ``shown_file``), a caption, and a fold its script fills with
+        in the wide one, from ``shown_file``), a caption (to which ``together_sentence`` adds
+        the lines drawn on top of each other), and a fold its script fills with
         the plotted values when it opens (``shown_file`` too); ``page`` is the page's
         path, which links are relative to."""
-        from diagrams.charts import chart_title, chart_trace
+        from diagrams.charts import chart_title, chart_trace, together_sentence
 
         self._generated(name, ".svg", "chart")  # an unknown name fails here, listing the known
         narrow = _region(*self._svg(f"{name}{NARROW}", "chart"))
@@ -202,7 +203,9 @@ class PageContext:
             'in the <a href="{trace_page}">raw trace</a> on the Trace page.</p>'
             "</div></div>\n</details>\n</figure>"
         ).format(name=name, wide=_shown_attrs("charts", trace_id, here), narrow=narrow,
-                 caption=caption or chart_title(name), label=numbering.label("Figure", name),
+                 caption=Markup(" ").join(filter(None, (caption or chart_title(name),
+                                                       together_sentence(name, self.traces)))),
+                 label=numbering.label("Figure", name),
                  values=_shown_attrs("values", trace_id, here),
                  trace_page=f"{posixpath.relpath('trace.html', here)}#{trace_id}")
 

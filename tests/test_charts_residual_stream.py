@@ -1,6 +1,7 @@
 """The decoder lab's charts (diagrams/charts_residual_stream.py): every one renders from the
 golden residual-stream-v3 trace, its texts hold no digits, its values table holds only traced
-spans, and positions counted from zero start at the embedding."""
+spans, positions counted from zero start at the embedding, and lines drawn on top of each
+other are found and said (diagrams.charts.drawn_together)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,17 @@ from dataclasses import replace
 import pytest
 from paths import GOLDEN_DIR
 
-from diagrams import charts_residual_stream
-from diagrams.chart_spec import POSITIONS
-from diagrams.charts import CHARTS, chart_names, plot_of, render_chart, values_table
+from diagrams import charts, charts_residual_stream
+from diagrams.chart_spec import POSITIONS, Line
+from diagrams.charts import (
+    CHARTS,
+    chart_names,
+    drawn_together,
+    plot_of,
+    render_chart,
+    together_sentence,
+    values_table,
+)
 from diagrams.errors import RenderError
 from diagrams.format import number_tokens
 from tracefile import SCHEMAS, Trace, load_trace
@@ -116,3 +125,44 @@ def test_a_zero_on_the_log_axis_stays_in_the_values_table(trace: Trace) -> None:
     table = str(values_table("rs-quantization", trace))
     assert 'data-trace="residual-stream-v3:QUANTIZATION[residual-eight-bit].stream-error[0]"' \
         in table
+
+
+def _with_lines(monkeypatch: pytest.MonkeyPatch, name: str, *lines: Line) -> None:
+    monkeypatch.setitem(CHARTS, name, replace(CHARTS[name], lines=lines))
+
+
+def test_lines_drawn_on_top_of_each_other_are_named_and_said(
+        trace: Trace, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The orthogonal and well-scaled random shortcuts differ by a third of a hundredth of the
+    # log axis's decades: one line hides the other, and the caption's sentence says so.
+    assert drawn_together("rs-projection", trace) == [("orthogonal", "random, well scaled")]
+    assert together_sentence("rs-projection", trace) == (
+        "The lines ‘orthogonal’ and ‘random, well scaled’ lie within a line's width of each "
+        "other at every point, so they are drawn on top of each other.")
+    # Lines told apart at one point are not together; a line drawn twice is, groups of three
+    # are named once, and a chart whose lines all differ adds no sentence.
+    assert drawn_together("rs-cosine", trace) == [] and together_sentence("rs-cosine", trace) == ""
+    same = "SHORTCUT[identity].gradient"
+    _with_lines(monkeypatch, "rs-projection",
+                *(Line(label, POSITIONS, path, first=0) for label, path in (
+                    ("a", same), ("b", "SHORTCUT[badly-scaled].gradient"), ("c", same),
+                    ("d", same))))
+    assert drawn_together("rs-projection", trace) == [("a", "c", "d")]
+    assert "‘a’, ‘c’ and ‘d’" in together_sentence("rs-projection", trace)
+
+
+def test_lines_are_together_only_within_the_reach_of_a_line(
+        trace: Trace, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The pruning rules' losses differ at one count by under half a hundredth of the axis:
+    # together at the line's width, apart at a tenth of it.
+    assert len(drawn_together("rs-pruning", trace)) == 1
+    monkeypatch.setattr(charts, "TOGETHER", charts.TOGETHER / 10)
+    assert drawn_together("rs-pruning", trace) == []
+
+
+def test_lines_at_other_x_values_are_never_together(
+        trace: Trace, monkeypatch: pytest.MonkeyPatch) -> None:
+    same = "SHORTCUT[identity].gradient"
+    _with_lines(monkeypatch, "rs-projection", Line("from zero", POSITIONS, same, first=0),
+                Line("from one", POSITIONS, same))
+    assert drawn_together("rs-projection", trace) == []

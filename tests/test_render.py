@@ -238,6 +238,26 @@ def test_a_chart_without_a_caption_is_captioned_with_its_title(context: PageCont
     assert f"</span>. {chart_title(CHART)}</figcaption>" in out
 
 
+def test_a_chart_caption_says_which_lines_are_drawn_on_top_of_each_other(
+        context: PageContext, golden_traces: TraceSet) -> None:
+    # rs-projection draws two shortcuts' gradients within a line's width of each other; the
+    # sentence follows the page's caption, whose traced value stays a traced value.
+    name, stream = "rs-projection", "residual-stream-v3"
+    files = {f"{n}.svg": render_chart(n, golden_traces).encode("utf-8")
+             for n in (name, f"{name}{NARROW}")}
+    together = dataclasses.replace(context, files={**context.files, **files})
+    out = render(together, f'{{{{ chart("{name}", "Ratio " ~ tv("SHORTCUT[identity].ratio") '
+                           '~ ".") }}', stream)
+    caption = re.search(r"<figcaption[^>]*>(.*)</figcaption>", out)
+    assert caption and caption.group(1).startswith('<span class="element-number"')
+    assert str(traced(golden_traces.traces[stream], "SHORTCUT[identity].ratio",
+                      PROSE_FORMAT)) in caption.group(1)
+    assert caption.group(1).endswith(
+        ". The lines ‘orthogonal’ and ‘random, well scaled’ lie within a line&#39;s width of "
+        "each other at every point, so they are drawn on top of each other.")
+    assert "drawn on top" not in render(context, f"{{{{ chart('{CHART}') }}}}", EXPLORER)
+
+
 def test_explorer_returns_the_explorers_html(context: PageContext,
                                              golden_traces: TraceSet) -> None:
     out = render(context, "{{ explorer() }}", EXPLORER)
