@@ -48,7 +48,9 @@ DATA_URL = f"../{DATA_FILE}"
 DATA_NAME = "explorer:gradient-flow-v3"
 #: The format of every gradient the explorer shows (they span many powers of ten).
 FMT = "sci"
-#: The curves' drawing, in SVG user units: width, height and the margin inside them.
+#: The curves' drawing, in SVG user units: width, height and the margin inside them. The page
+#: stretches it to its column's width and a height of its own (its strokes keep their width),
+#: so a phone draws it as tall as a desktop does.
 PLOT_WIDTH, PLOT_HEIGHT, PLOT_MARGIN = 320.0, 120.0, 4.0
 
 
@@ -150,7 +152,7 @@ def _curves(trace: Trace, factor: float, index: int, depths: Sequence[int],
     mark = at[str(marked)]
     return (
         f'<svg class="gf-curves" data-factor-index="{index}" viewBox="0 0 {PLOT_WIDTH:g} '
-        f'{PLOT_HEIGHT:g}" aria-hidden="true" focusable="false" '
+        f'{PLOT_HEIGHT:g}" preserveAspectRatio="none" aria-hidden="true" focusable="false" '
         f"data-x='{json.dumps(at, separators=(',', ':'))}'{'' if shown else ' hidden'}>"
         f'{grid}{lines}<line class="gf-curves__mark" x1="{mark}" x2="{mark}" y1="0" '
         f'y2="{PLOT_HEIGHT:g}"/></svg>')

@@ -101,8 +101,13 @@ WRAPPED_VALUES = """() => {
 PLOT_MIN_HEIGHT = 180
 
 #: The charts of a page's article whose shown drawing has a plot area under PLOT_MIN_HEIGHT
-#: pixels tall, or a label (tick, axis or series name) drawn outside the drawing's box.
-CRAMPED_CHARTS = f"""() => [...document.querySelectorAll('article figure.residual-chart')]
+#: pixels tall, or a label (tick, axis or series name) drawn outside the drawing's box; and
+#: the explorer's shown curves, a plot area edge to edge, when they are drawn lower than that.
+CRAMPED_CHARTS = f"""() => [...document.querySelectorAll('article svg.gf-curves')]
+    .filter(svg => svg.getClientRects().length)
+    .map(svg => Math.round(svg.getBoundingClientRect().height))
+    .filter(h => h < {PLOT_MIN_HEIGHT}).map(h => ['explorer curves', h + 'px plot'])
+    .concat([...document.querySelectorAll('article figure.residual-chart')]
     .flatMap(figure => {{
         const svg = [...figure.querySelectorAll('svg')].find(s => s.getClientRects().length);
         if (!svg) return [[figure.id, 'no drawing shown']];
@@ -118,7 +123,7 @@ CRAMPED_CHARTS = f"""() => [...document.querySelectorAll('article figure.residua
         return [...(plots.length ? [] : [[figure.id, 'no plot area found']]),
                 ...plots.filter(h => h < {PLOT_MIN_HEIGHT}).map(h => [figure.id, h + 'px plot']),
                 ...(outside.length ? [[figure.id, outside.length + ' labels outside']] : [])];
-    }})"""
+    }}))"""
 
 
 def open_every_fold(tab: Any) -> None:

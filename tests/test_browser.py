@@ -287,6 +287,9 @@ OLD_PHONE_RULES = {
     "a chart squeezed to a strip": (  # the plot areas of 60 to 100 px the issue measured
         "labs/residual-stream.html", PHONE, CRAMPED_CHARTS,
         ".md-typeset .chart-drawing svg { max-height: 150px !important; }"),
+    "the explorer's curves in a strip": (  # drawn at their drawing's own proportions
+        "labs/gradient-flow.html", PHONE, CRAMPED_CHARTS,
+        ".md-typeset svg.gf-curves { height: auto !important; }"),
     "a number wrapped inside itself": (  # values allowed to wrap in narrow columns
         "labs/gradient-flow.html", PHONE, WRAPPED_VALUES,
         ".md-typeset .tv { white-space: normal !important; overflow-wrap: anywhere !important; }"),
