@@ -157,28 +157,31 @@ TOGETHER = 0.01
 
 
 def drawn_together(name: str, traces: Trace | TraceSet) -> list[tuple[str, ...]]:
-    """The groups of lines (by label, in declared order) drawn on top of each other: plotted
-    at the same x values and, at every one they both draw, within ``TOGETHER`` of the y
-    axis's extent of each other (a log axis measured in decades)."""
+    """The groups of lines (by label, in declared order) drawn on top of the group's first:
+    plotted at the same x values and, at every one they draw, within ``TOGETHER`` of the y
+    axis's extent of it (a log axis measured in decades)."""
     plot = plot_of(name, traces)
     on_axis = _log10 if plot.yscale == "log" else float
     shown = [y for series in plot.series for ys in (series.y, series.low, series.high)
              for y in ys or ()] + [y for _, y in plot.references] + list(plot.ylim or ())
     finite = [v for v in map(on_axis, shown) if math.isfinite(v)]
     reach = TOGETHER * ((max(finite) - min(finite)) if finite else 1.0)
-    groups: list[list[str]] = []
-    for number, series in enumerate(plot.series):
-        for other in plot.series[:number]:
-            pairs = [(on_axis(a), on_axis(b)) for a, b in zip(series.y, other.y, strict=True)
-                     ] if series.x == other.x else []
-            drawn = [(a, b) for a, b in pairs if math.isfinite(a) or math.isfinite(b)]
-            if drawn and all(abs(a - b) < reach for a, b in drawn):  # nan compares False
-                group = next(g for g in groups if other.label in g)
-                group.append(series.label)
-                break
+
+    def as_one(first: Series, series: Series) -> bool:
+        if first.x != series.x:
+            return False
+        drawn = [(on_axis(a), on_axis(b)) for a, b in zip(first.y, series.y, strict=True)]
+        drawn = [(a, b) for a, b in drawn if math.isfinite(a) or math.isfinite(b)]
+        return bool(drawn) and all(abs(a - b) < reach for a, b in drawn)  # nan compares False
+
+    groups: list[list[Series]] = []
+    for series in plot.series:
+        group = next((group for group in groups if as_one(group[0], series)), None)
+        if group is None:
+            groups.append([series])
         else:
-            groups.append([series.label])
-    return [tuple(group) for group in groups if len(group) > 1]
+            group.append(series)
+    return [tuple(series.label for series in group) for group in groups if len(group) > 1]
 
 
 def together_sentence(name: str, traces: Trace | TraceSet) -> str:

@@ -164,5 +164,5 @@ def test_lines_at_other_x_values_are_never_together(
         trace: Trace, monkeypatch: pytest.MonkeyPatch) -> None:
     same = "SHORTCUT[identity].gradient"
     _with_lines(monkeypatch, "rs-projection", Line("from zero", POSITIONS, same, first=0),
-                Line("from one", POSITIONS, same))
+                Line("from one", POSITIONS, same), Line("longer", POSITIONS, "PRUNING.angular"))
     assert drawn_together("rs-projection", trace) == []
