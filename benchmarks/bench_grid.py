@@ -65,7 +65,7 @@ def seeds_per_second(cells: list[object], train: object, cores: set[int] | None)
         os.sched_setaffinity(0, cores)
     try:
         start = time.perf_counter()
-        grid.run_grid(cells, train, [])
+        grid.run_grid(cells, train)
         return len(cells) / (time.perf_counter() - start)
     finally:
         os.sched_setaffinity(0, everywhere)

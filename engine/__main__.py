@@ -1,16 +1,18 @@
 """Command line: ``python -m engine report``, ``python -m engine traces``,
-``python -m engine trace [TRACE-ID] [-o FILE]`` and ``python -m engine run TRACE-ID EXPERIMENT...``.
+``python -m engine trace [TRACE-ID] [-o FILE]``, ``python -m engine run TRACE-ID EXPERIMENT...``
+and ``python -m engine record`` (`engine.record_command`).
 
 Contract: `report` prints the learner report; `traces` lists the trace ids the engine writes,
 one per line; `trace` runs one experiment (default: the chapter's) and prints its trace, or
 with ``-o FILE`` writes it atomically (a temporary file in the same directory, then
 `os.replace`), so a reader never sees a half-written trace; ``-o`` replaces only a
-regular file (never a link, FIFO, device or folder). `run` runs a trace's experiments (the
-trained cells from their cache) and prints the records of the ones named, the lines of the
-trace they write (``TraceSchema.experiments`` names them). Every user error is one line on
-stderr (``engine: error: ...``) and exit status 2; a result that cannot be written (disk
-full, read-only, no permission, standard output included) is one such line and exit
-status 1. Never a traceback. Every command first pins the numerics (`engine.numerics.pin`),
+regular file (never a link, FIFO, device or folder). `run` prints the records of the
+experiments named, the lines of the trace they write (``TraceSchema.experiments`` names
+them), from the trace's record in ``records/`` when it is fresh, else (or with ``--fresh``)
+from a run. Every user error is one line on stderr (``engine: error: ...``) and exit
+status 2; a result that cannot be written (disk full, read-only, no permission, standard
+output included) is one such line and exit status 1. Never a traceback. Every command
+first pins the numerics (`engine.numerics.pin`),
 so nothing imported at this module's top may load numpy, and keeps freed memory
 (`engine.allocator`), which changes speed, never results.
 """
@@ -23,7 +25,7 @@ import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from engine.allocator import keep_freed_memory
 from engine.errors import EngineError
@@ -84,11 +86,46 @@ def build_parser() -> argparse.ArgumentParser:
     rerun.add_argument("trace_id", metavar="TRACE-ID", help="which trace (see `traces`)")
     rerun.add_argument("names", nargs="+", metavar="EXPERIMENT",
                        help="which experiments, as the lab names them (`ten-layers`)")
+    rerun.add_argument("--fresh", action="store_true",
+                       help="recompute the trace (its cells from the cell cache) instead of "
+                       "reading its record in records/")
+    _add_record_parser(commands)
     return parser
 
 
-def _records(trace_id: str, names: list[str]) -> str:
-    """The record lines of experiments ``names`` of trace ``trace_id``, from a fresh run."""
+def _add_record_parser(commands: Any) -> None:  # argparse's subparsers object
+    record = commands.add_parser(
+        "record", help="recompute the stale records in records/ (or check or verify them)",
+        description="Recompute every trace whose record in records/ is stale (its key, the "
+        "hash of its code and numerics, changed) and write its record and its grids' cell "
+        "records; the trained cells come from ENGINE_CELL_CACHE (default build/cache/cells).")
+    record.add_argument("trace_ids", nargs="*", metavar="TRACE-ID",
+                        help="only these traces (default: every one)")
+    mode = record.add_mutually_exclusive_group()
+    mode.add_argument("--all", action="store_true", help="recompute fresh records too")
+    mode.add_argument("--status", action="store_true",
+                      help="print each record's state (TRACE-ID fresh|stale REASON); exit 0")
+    mode.add_argument("--check", action="store_true",
+                      help="exit 1 naming each stale record and the command that remakes it")
+    mode.add_argument("--verify", action="store_true",
+                      help="recompute the records from nothing (no cell cache) and exit 1 at "
+                      "the first line any differs")
+    mode.add_argument("--verify-changed", action="store_true",
+                      help="what CI runs: --verify for every record changed since --base, and "
+                      "a rerun of a sample of the other cells, drawn from HEAD's hash, within "
+                      "--budget seconds")
+    record.add_argument("--base", metavar="REV",
+                        help="with --verify-changed: the commit before the ones under test "
+                        "(default $CI_BASE, else the parent of the oldest commit within "
+                        "12 hours of HEAD)")
+    record.add_argument("--budget", type=float, default=120.0, metavar="SECONDS",
+                        help="with --verify-changed: seconds for the sampled cells (default 120)")
+
+
+def _records(trace_id: str, names: list[str], fresh: bool) -> str:
+    """The record lines of experiments ``names`` of trace ``trace_id``: from its record in
+    records/ when that is fresh (and not ``fresh``), else from a run."""
+    from engine import records
     from engine.trace import experiment
     from tracefile.writer import record_lines
 
@@ -97,6 +134,17 @@ def _records(trace_id: str, names: list[str]) -> str:
     if unknown := [name for name in names if name not in known]:
         raise EngineError(f"run: trace {trace_id} has no experiment {unknown[0]!r}; it has "
                           f"{', '.join(known)}")
+    if not fresh and records.status([trace_id])[0].fresh:
+        text = (records.RECORDS / SCHEMAS[trace_id].file_name).read_text(encoding="utf-8")
+        kinds = [{spec.kind for spec in known[name]} for name in names]
+        return "".join(f"{line}\n" for wanted in kinds for line in text.splitlines()
+                       if line.split(" ", 1)[0] in wanted)
+    if not fresh:
+        print(f"engine: records/{SCHEMAS[trace_id].file_name} is stale; computing "
+              f"{trace_id} (./dev record writes it)", file=sys.stderr, flush=True)
+    from engine.experiments.grid import CACHE_VARIABLE
+
+    os.environ.setdefault(CACHE_VARIABLE, str(records.DEFAULT_CELL_CACHE))  # as `record` does
     results = run()
     return "".join(f"{line}\n" for name in names for spec in known[name]
                    for line in record_lines(spec, results))
@@ -107,7 +155,12 @@ def _run(args: argparse.Namespace) -> None:
         sys.stdout.write("".join(f"{trace_id}\n" for trace_id in SCHEMAS))
         return
     if args.command == "run":
-        _emit(_records(args.trace_id, args.names), None, "records")
+        _emit(_records(args.trace_id, args.names, args.fresh), None, "records")
+        return
+    if args.command == "record":
+        from engine.record_command import record_command
+
+        record_command(args)
         return
     if args.command == "report":
         from engine.report import render_report

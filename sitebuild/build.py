@@ -9,6 +9,7 @@ raise a ``LocatedError``, and the previous site is left as it was.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import itertools
@@ -48,6 +49,7 @@ class Options:
     force: bool = False
     generator: str = "mkdocs"
     pdf: bool = False  # also print the PDF edition (``sitebuild.pdf``), linked from every page
+    fresh: bool = False  # recompute every trace rather than read its record (check --fresh)
 
     @property
     def cache(self) -> Cache:
@@ -63,7 +65,7 @@ class Inputs:
     report: bytes | None
     unverified: tuple[str, ...]
     generated_key: str
-    cached: tuple[str, ...] = ()  # the engine runs taken from the cache, not run
+    cached: tuple[str, ...] = ()  # the traces read from their records or the cache, not run
 
 
 def build(root: Path, options: Options, progress: Progress) -> int:
@@ -148,15 +150,20 @@ def engine_files(root: Path, options: Options, progress: Progress, purpose: str
     with progress.phase("engine") as notes:
         check_folders(options)
         given = given_traces(options.traces)  # inside the phase: a bad file names it on stdout
-        results = run_engine(root, options.cache, options.build_dir, lambda todo:
-                             progress.detail(f"running {', '.join(j.name for j in todo)} …"))
+        results = run_engine(root, options.cache, options.build_dir, lambda todo, why:
+                             progress.detail("computing " + ", ".join(
+                                 f"{j.name} (record stale: {why[j.name]})" for j in todo)
+                                 + "; ./dev record writes the records …"),
+                             progress.detail, recorded=not options.fresh)
         fresh = {name: data for result in results for name, data in result.files.items()}
-        ran = sum(r.status == "ran" for r in results)
-        notes.append(f"{len(results)} job(s), {ran} run, {len(results) - ran} cached")
+        counts = collections.Counter(r.status for r in results)
+        notes.append(f"{len(results)} trace(s): " + ", ".join(
+            f"{counts[status]} {status}" for status in ("recorded", "cached", "ran")
+            if counts[status]))
         differ = tuple(trace_id for trace_id, path in given.items() if not same_as_engine(
             path, fresh[SCHEMAS[trace_id].file_name], options.unverified_trace, purpose))
     for result in results:
-        took = f"{result.seconds:.2f}s" if result.status == "ran" else "cached"
+        took = f"{result.seconds:.2f}s" if result.status == "ran" else result.status
         progress.detail(f"{result.job.name:<28} {took}")
     return given, fresh, differ, tuple(r.job.name for r in results if r.status != "ran")
 
@@ -222,12 +229,12 @@ def check(root: Path, site: Path, options: Options, progress: Progress,
             scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(
                 prefix=temp_prefix("fresh"), dir=options.build_dir)))
             stack.enter_context(_environment(CELL_CACHE, str(scratch / "cells")))
-            options = dataclasses.replace(options, cache_dir=scratch)
+            options = dataclasses.replace(options, cache_dir=scratch, fresh=True)
         inputs = engine_and_traces(root, options, progress, CHECK_PURPOSE)
     if inputs.cached:
-        print(f"[check] checked against the cached engine runs of {', '.join(inputs.cached)} "
-              f"(in {shown(options.cache.root)}), not fresh ones: --fresh reruns the engine",
-              flush=True)
+        print(f"[check] checked against the recorded or cached results of "
+              f"{', '.join(inputs.cached)} (records/, {shown(options.cache.root)}), not fresh "
+              "runs: --fresh reruns the engine", flush=True)
     with progress.phase("gates") as notes:
         findings = gates.run_gates(site, inputs.traces, base=served_path(options.site_url),
                                    shown_as=shown(site))

@@ -1,15 +1,20 @@
-"""The engine runs: one ``python -m engine`` child process per declared trace, cached.
+"""The engine's results: each trace from its record in ``records/`` when that is fresh, else
+from a ``python -m engine`` child process, cached.
 
-Contract: ``run_engine(root, cache)`` returns one ``JobResult`` per job (``engine_jobs``), from
-the cache or from parallel child processes that die with the build. A job's key is its
-arguments, the Python and numpy versions, the variables that choose the kernels and every file
-of ``engine/`` and ``tracefile/``; a rerun after an edit retrains only the training cells the
-edit touches (the engine caches those by their own key). A failed run is a ``BuildError`` at
-the crashing file and line.
+Contract: ``run_engine(root, cache)`` returns one ``JobResult`` per job (``engine_jobs``). It
+asks the engine which records are fresh (``python -m engine record --status``: the key of a
+trace's code and numerics, which the site side never computes itself) and takes those files
+from ``records/`` (status ``recorded``). A stale trace is recomputed, one job at a time so
+the training grids have the cores to themselves, its lines of progress passed on as they
+come (``said``), and cached in the build's cache under a key of its arguments, the Python and
+numpy versions, the variables that choose the kernels and every file of ``engine/`` and
+``tracefile/``. ``recorded=False`` (``check --fresh``) recomputes every trace. A failed run
+is a ``BuildError`` at the crashing file and line.
 """
 
 from __future__ import annotations
 
+import collections
 import os
 import re
 import subprocess
@@ -29,6 +34,12 @@ from tracefile.schemas.numerics import numerics_of
 
 #: What an engine run reads of the project.
 ENGINE_SOURCES = ("engine", "tracefile")
+#: The folder of the recorded results (engine/records.py).
+RECORDS = "records"
+#: How long the engine may take to say which records are fresh (it reads, never runs).
+STATUS_TIMEOUT = 120
+#: The lines of an engine run's stderr kept for its error message.
+TAIL_LINES = 200
 # What chooses the kernels of an engine run: its pinning mode, and the variables it sets when
 # pinning or leaves to the caller when not (engine/numerics.py; tests/test_numerics.py keeps
 # the two lists in step).
@@ -75,60 +86,83 @@ def job_key(root: Path, job: EngineJob) -> str:
 
 
 def run_engine(root: Path, cache: Cache, workdir: Path,
-               starting: Callable[[list[EngineJob]], None] | None = None) -> list[JobResult]:
-    """Every job's output, from the cache or from fresh engine processes run in parallel (in
-    ``workdir``); ``starting`` is told which jobs are about to run (before a long wait)."""
+               starting: Callable[[list[EngineJob], dict[str, str]], None] | None = None,
+               said: Callable[[str], None] | None = None, recorded: bool = True
+               ) -> list[JobResult]:
+    """Every job's output, from its record, the cache or a fresh engine process (in
+    ``workdir``); ``starting`` is told which jobs are about to run and why (before a long
+    wait), ``said`` each line of progress a run prints."""
     jobs = engine_jobs()
-    keys = {job.name: job_key(root, job) for job in jobs}
+    stale = record_status(root) if recorded else {job.name: "--fresh" for job in jobs}
     results: dict[str, JobResult] = {}
     for job in jobs:
-        files, _ = cache.lookup(f"engine-{job.name}", keys[job.name])
-        if files is not None:
+        if job.name not in stale:
+            files = {name: (root / RECORDS / name).read_bytes() for name in job.files}
+            results[job.name] = JobResult(job, files, "recorded", 0.0)
+    keys = {job.name: job_key(root, job) for job in jobs if job.name not in results}
+    for job in jobs:
+        if job.name in keys and (files := cache.lookup(f"engine-{job.name}",
+                                                       keys[job.name])[0]) is not None:
             results[job.name] = JobResult(job, files, "cached", 0.0)
     todo = [job for job in jobs if job.name not in results]
     if todo and starting is not None:
-        starting(todo)
-    if todo:
-        for result in _run_jobs(root, todo, workdir, cache.root):
-            cache.store(f"engine-{result.job.name}", keys[result.job.name], result.files)
-            results[result.job.name] = result
+        starting(todo, stale)
+    for job in todo:
+        result = _run_job(root, job, workdir, cache.root, said or (lambda line: None))
+        cache.store(f"engine-{job.name}", keys[job.name], result.files)
+        results[job.name] = result
     return [results[job.name] for job in jobs]
 
 
-def _run_jobs(root: Path, jobs: list[EngineJob], workdir: Path, cache: Path
-              ) -> list[JobResult]:
+def record_status(root: Path) -> dict[str, str]:
+    """The traces whose records are stale, with the engine's reason."""
+    command = [sys.executable, "-m", "engine", "record", "--status"]
+    try:
+        done = subprocess.run(command, cwd=root, env=_engine_env(root, root / "build"),
+                              capture_output=True, text=True, timeout=STATUS_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise BuildError("engine", f"`python -m engine record --status` took more than "
+                         f"{STATUS_TIMEOUT} s") from None
+    if done.returncode != 0:
+        raise engine_failure(EngineJob("record", (), ("record", "--status")), done.returncode,
+                             done.stderr)
+    stale = {}
+    for line in done.stdout.splitlines():
+        name, state, *reason = line.split(" ", 2)
+        if state != "fresh":
+            stale[name] = " ".join(reason) or state
+    return stale
+
+
+def _run_job(root: Path, job: EngineJob, workdir: Path, cache: Path,
+             said: Callable[[str], None]) -> JobResult:
+    """One engine run in a scratch folder, its stderr passed on line by line."""
     workdir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=temp_prefix("engine"), dir=workdir) as tmp:
-        started = {job.name: time.perf_counter() for job in jobs}
-        procs = {job.name: subprocess.Popen(
-            child_command("engine", job.args), cwd=tmp, env=_engine_env(root, cache),
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for job in jobs}
+        started = time.perf_counter()
+        proc = subprocess.Popen(child_command("engine", job.args), cwd=tmp,
+                                env=_engine_env(root, cache), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, errors="replace")
+        tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
         try:
-            return _collect(jobs, procs, started, Path(tmp))
+            assert proc.stderr is not None
+            for line in proc.stderr:
+                tail.append(line)
+                said(line.rstrip("\n"))
+            code = proc.wait()
         finally:
             # Interrupted or failed: no engine run outlives us (killed, the kernel ends them).
-            for proc in procs.values():
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-
-
-def _collect(jobs: list[EngineJob], procs: dict[str, subprocess.Popen[bytes]],
-             started: dict[str, float], tmp: Path) -> list[JobResult]:
-    done: list[JobResult] = []
-    for job in jobs:
-        _, err = procs[job.name].communicate()
-        took = time.perf_counter() - started[job.name]
-        code = procs[job.name].returncode
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
         if code != 0:
-            raise engine_failure(job, code, err.decode("utf-8", "replace"))
+            raise engine_failure(job, code, "".join(tail))
         missing = [name for name in job.files if not (Path(tmp) / name).is_file()]
         if missing:
             raise BuildError("engine", f"`python -m engine {' '.join(job.args)}` wrote "
                              f"no {missing[0]}")
         files = {name: (Path(tmp) / name).read_bytes() for name in job.files}
-        done.append(JobResult(job, files, "ran", took))
-    return done
+        return JobResult(job, files, "ran", time.perf_counter() - started)
 
 
 TRACEBACK_FILE = re.compile(r'^\s*File "([^"]+)", line (\d+)', re.M)

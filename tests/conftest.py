@@ -3,9 +3,9 @@
 Paths are constants in tests/paths.py (``ROOT``, ``GOLDEN_DIR``, ``GOLDEN_TRACE``,
 ``GOLDEN_REPORT``), imported by the tests themselves; this file is never imported.
 
-- ``trace_text``: the golden trace (tests/golden/residual-connections-v2.trace) as text.
+- ``trace_text``: the golden trace (records/residual-connections-v2.trace) as text.
 - ``trace``: ``trace_text`` parsed by ``tracefile.parse_trace``.
-- ``golden_traces``: every golden trace (tests/golden/*.trace), parsed, as a ``TraceSet``.
+- ``golden_traces``: every recorded trace (records/*.trace), parsed, as a ``TraceSet``.
 - ``hostile_name``: a parameter name full of quotes, ``<``, ``&``, braces, Markdown and math
   characters — all legal in a trace name.
 - ``hostile_trace``: the golden trace with its parameter names replaced by ``hostile_name``.
@@ -47,7 +47,7 @@ from typing import Any
 
 import site_support
 from browser_support import launch
-from paths import GOLDEN_DIR, GOLDEN_TRACE, OUTPUT_DIRS, ROOT, SITE_URL, SUB_PATH_URL
+from paths import GOLDEN_TRACE, OUTPUT_DIRS, RECORDS_DIR, ROOT, SITE_URL, SUB_PATH_URL
 from site_support import (
     BUILD_TIMEOUT,
     BuiltSite,
@@ -126,7 +126,7 @@ def trace(trace_text: str) -> Trace:
 
 @pytest.fixture(scope="session")
 def golden_traces() -> TraceSet:
-    return TraceSet({trace_id: load_trace(GOLDEN_DIR / schema.file_name, schema)
+    return TraceSet({trace_id: load_trace(RECORDS_DIR / schema.file_name, schema)
                      for trace_id, schema in SCHEMAS.items()}, CHAPTER_TRACE)
 
 

@@ -14,10 +14,13 @@ from tracefile import SCHEMAS
 #: The project root (the checkout the tests run from).
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-#: Versioned reference outputs: what the engine must write, byte for byte.
+#: Versioned reference drawings: what the drawing code must write, byte for byte.
 GOLDEN_DIR = ROOT / "tests" / "golden"
-GOLDEN_TRACE = GOLDEN_DIR / SCHEMAS[CHAPTER_TRACE].file_name
-GOLDEN_REPORT = GOLDEN_DIR / REPORT_NAME
+#: The recorded results (engine/records.py): every trace and the learner report, as the
+#: engine writes them; the suite's reference traces.
+RECORDS_DIR = ROOT / "records"
+GOLDEN_TRACE = RECORDS_DIR / SCHEMAS[CHAPTER_TRACE].file_name
+GOLDEN_REPORT = RECORDS_DIR / REPORT_NAME
 #: The address the session's sites are built for (`--site-url`): instant navigation follows only
 #: sitemap links with this path and port, so the browser tests open the site exactly here.
 SITE_URL = "http://127.0.0.1:8000/"

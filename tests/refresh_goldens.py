@@ -1,11 +1,10 @@
-"""Rewrite every golden file from a fresh pinned run: ``python -m tests.refresh_goldens``
+"""Rewrite the drawing goldens from the recorded traces: ``python -m tests.refresh_goldens``
 (``./dev goldens``); review the diff before committing it.
 
-Contract: off the reference numerics (`engine.numerics.current().reference`) it refuses in
-one line, exit status 2, unless given ``--force``. It runs ``python -m engine trace ID -o ...``
-for every declared trace (`tracefile.SCHEMAS`), the chapter's with ``--report``, in a
-temporary folder and writes each output that differs from its golden; then it runs the tests
-that call ``assert_drawing_matches_golden`` with ``UPDATE_GOLDEN=1``. It prints per file
+Contract: the traces themselves are the records in ``records/`` (``./dev record`` keeps
+them). Off the reference numerics (`engine.numerics.current().reference`) it refuses in one
+line, exit status 2, unless given ``--force``. It runs the tests that call
+``assert_drawing_matches_golden`` with ``UPDATE_GOLDEN=1`` and prints per file
 ``unchanged``, or ``changed`` with line counts and the first lines of a unified diff, then
 ``git status --porcelain tests/golden``.
 """
@@ -17,15 +16,12 @@ import difflib
 import os
 import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import NumericsError
 from engine.numerics import current, pin
-from sitebuild.paths import REPORT_NAME
-from tracefile.schemas import CHAPTER_TRACE, SCHEMAS
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN_DIR = ROOT / "tests" / "golden"
@@ -79,23 +75,6 @@ def write_changed(fresh: dict[str, bytes], changes: list[Change], golden_dir: Pa
             (golden_dir / item.name).write_bytes(fresh[item.name])
 
 
-def engine_outputs(folder: Path) -> dict[str, bytes]:
-    """Every trace and the chapter's learner report, each from a pinned engine run."""
-    outputs, runs = {}, []
-    for trace_id, schema in SCHEMAS.items():  # one thread each, so they run side by side
-        outputs[schema.file_name] = folder / schema.file_name
-        command = [sys.executable, "-m", "engine", "trace", trace_id,
-                   "-o", str(outputs[schema.file_name])]
-        if trace_id == CHAPTER_TRACE:
-            outputs[REPORT_NAME] = folder / REPORT_NAME
-            command += ["--report", str(outputs[REPORT_NAME])]
-        runs.append((trace_id, subprocess.Popen(command, cwd=ROOT)))
-    failed = [trace_id for trace_id, run in runs if run.wait() != 0]
-    if failed:
-        raise SystemExit(f"refresh_goldens: error: the engine failed on {', '.join(failed)}")
-    return {name: path.read_bytes() for name, path in outputs.items()}
-
-
 def drawing_tests() -> list[Path]:
     """The test files that hold drawings against re-acceptable goldens."""
     return sorted(path for path in (ROOT / "tests").glob("test_*.py")
@@ -125,9 +104,9 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m tests.refresh_goldens",
-        description="Rewrite every golden file in tests/golden from a fresh pinned run (the "
-        "engine's traces and learner report, then the drawings with UPDATE_GOLDEN=1) and "
-        "print what changed. Review the diff before committing it.")
+        description="Rewrite the drawing goldens in tests/golden from the recorded traces "
+        "(UPDATE_GOLDEN=1) and print what changed; ./dev record keeps the traces. Review "
+        "the diff before committing it.")
     parser.add_argument("--force", action="store_true",
                         help="write the goldens even on a machine off the reference numerics")
     return parser
@@ -147,11 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               "on the reference kind (engine/numerics.py); --force writes them anyway",
               file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory(prefix="goldens-") as folder:
-        fresh = engine_outputs(Path(folder))
-    changes = compare(fresh, GOLDEN_DIR)
-    write_changed(fresh, changes, GOLDEN_DIR)
-    changes += refresh_drawings(skip=set(fresh))
+    changes = refresh_drawings(skip=set())
     print("\n".join(item.summary() for item in changes))
     status = subprocess.run(["git", "status", "--porcelain", "--", "tests/golden"], cwd=ROOT,
                             capture_output=True, text=True, check=False).stdout

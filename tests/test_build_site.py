@@ -40,7 +40,7 @@ from tracefile.schemas.numerics import numerics_of
 TRACE_NAME = GOLDEN_TRACE.name
 PHASES = ("engine", "parse", "generate", "render", "mkdocs", "gates", "publish", "total")
 PHASE_LINE = re.compile(r"\[build\] (\S+) +\d+\.\d\ds(  .*)?")
-DETAIL_LINE = re.compile(r"\[build\]   (\S+) +(\d+\.\d\ds|cached)")
+DETAIL_LINE = re.compile(r"\[build\]   (\S+) +(\d+\.\d\ds|cached|recorded)")
 UP_TO_DATE = re.compile(r"\[build\] total +\d+\.\d\ds  up to date: \S+ was built from these "
                         r"inputs \(--force rebuilds\)")
 
@@ -221,7 +221,7 @@ def test_an_unchanged_build_is_up_to_date_and_force_rebuilds(tmp_path: Path) -> 
     assert again.returncode == 0, again.stdout + again.stderr
     assert UP_TO_DATE.fullmatch(again.stdout.splitlines()[-1]), again.stdout
     assert "mkdocs" not in phases(again.stdout), again.stdout
-    assert set(details(again.stdout).values()) == {"cached"}, again.stdout
+    assert set(details(again.stdout).values()) == {"recorded"}, again.stdout
     assert tree_digest(out) == published
 
     forced = build(out, build_dir, **engine, extra=["--force"])
@@ -265,9 +265,10 @@ def test_readme_build_runs_the_engine_end_to_end(engine_build: BuiltSite) -> Non
     assert "(cache miss)" in stdout  # a cache of its own: everything drawn
     jobs = [job.name for job in engine_jobs()]
     engine = next(line for line in stdout.splitlines() if line.startswith("[build] engine "))
-    assert re.search(rf"  {len(jobs)} job\(s\), {len(jobs)} run, 0 cached$", engine), stdout
-    assert f"running {', '.join(jobs)} …" in stdout  # said before the long wait
-    assert list(details(stdout)) == jobs and "cached" not in details(stdout).values(), stdout
+    # A fresh clone reads every trace from its record: nothing trains.
+    assert re.search(rf"  {len(jobs)} trace\(s\): {len(jobs)} recorded$", engine), stdout
+    assert "computing" not in stdout
+    assert list(details(stdout)) == jobs and set(details(stdout).values()) == {"recorded"}
     trace = (engine_build.build_dir / "trace" / TRACE_NAME).read_bytes()
     assert (out / "trace" / TRACE_NAME).read_bytes() == trace
     page = (out / "trace.html").read_text()

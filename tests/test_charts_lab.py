@@ -15,7 +15,7 @@ from diagrams.format import number_tokens
 from diagrams.words import number_words
 from tracefile import SCHEMAS, Trace, load_trace
 
-GOLDEN = Path(__file__).parent / "golden" / "gradient-flow-v3.trace"
+GOLDEN = Path(__file__).parents[1] / "records" / "gradient-flow-v3.trace"
 
 
 @pytest.fixture(scope="module")

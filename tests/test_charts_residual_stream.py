@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 
 import pytest
-from paths import GOLDEN_DIR
+from paths import RECORDS_DIR
 
 from diagrams import charts, charts_residual_stream
 from diagrams.chart_spec import POSITIONS, Line
@@ -31,7 +31,7 @@ NAMES = [chart.name for chart in charts_residual_stream.CHARTS]
 
 @pytest.fixture(scope="module")
 def trace() -> Trace:
-    return load_trace(GOLDEN_DIR / "residual-stream-v3.trace", SCHEMAS["residual-stream-v3"])
+    return load_trace(RECORDS_DIR / "residual-stream-v3.trace", SCHEMAS["residual-stream-v3"])
 
 
 def test_the_lab_charts_are_registered_under_their_own_names() -> None:

@@ -70,7 +70,7 @@ def off_reference(text: str) -> str:
 
 
 def test_the_note_names_each_trace_computed_off_the_reference_numerics() -> None:
-    golden = {trace_id: (ROOT / "tests" / "golden" / schema.file_name).read_text("utf-8")
+    golden = {trace_id: (ROOT / "records" / schema.file_name).read_text("utf-8")
               for trace_id, schema in SCHEMAS.items()}
 
     def traces(off: tuple[str, ...]) -> TraceSet:
@@ -87,19 +87,28 @@ def test_the_note_names_each_trace_computed_off_the_reference_numerics() -> None
     assert both is not None and "gradient-flow-v3 (NEOVERSEN1" in both and f", {LAB} (" in both
 
 
-@pytest.mark.slow
-def test_jobs_run_once_then_come_from_the_cache(tmp_path: Path) -> None:
+def test_fresh_records_are_read_and_a_stale_one_runs_once_then_is_cached(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = Cache(tmp_path / "cache")
-    first = engine_runs.run_engine(ROOT, cache, tmp_path)
-    assert [r.status for r in first] == ["ran"] * len(first)
+    recorded = engine_runs.run_engine(ROOT, cache, tmp_path)
+    assert [r.status for r in recorded] == ["recorded"] * len(recorded)
+    for result in recorded:
+        assert all(data == (ROOT / "records" / name).read_bytes()
+                   for name, data in result.files.items())
+    monkeypatch.setattr(engine_runs, "record_status", lambda root: {CHAPTER: "edited"})
+    told, said = [], []
+    first = engine_runs.run_engine(ROOT, cache, tmp_path, lambda todo, why: told.append(why),
+                                   said.append)
+    assert [r.status for r in first] == ["ran", "recorded", "recorded"]
+    assert told == [{CHAPTER: "edited"}]
     again = engine_runs.run_engine(ROOT, cache, tmp_path)
-    assert [r.status for r in again] == ["cached"] * len(again)
-    assert [r.files for r in again] == [r.files for r in first]
-    chapter = next(r for r in first if r.job.name == CHAPTER)
-    assert parse_trace(chapter.files[f"{CHAPTER}.trace"]).trace_id == CHAPTER
-    assert chapter.files["learner-report.txt"] == (ROOT / "tests" / "golden" /
-                                                   "learner-report.txt").read_bytes()
+    assert [r.status for r in again] == ["cached", "recorded", "recorded"]
+    assert [r.files for r in again] == [r.files for r in recorded]
     assert not any(tmp_path.glob("engine-*")), "the engine's scratch folder was left behind"
+
+
+def test_the_engine_says_which_records_are_stale() -> None:
+    assert engine_runs.record_status(ROOT) == {}
 
 
 def test_an_engine_crash_is_named_by_the_file_and_line_it_happened_at() -> None:

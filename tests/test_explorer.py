@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from golden_support import assert_drawing_matches_golden
-from paths import GOLDEN_DIR
+from paths import GOLDEN_DIR, RECORDS_DIR
 
 from diagrams.errors import RenderError
 from diagrams.explorer import DATA_FILE, DATA_NAME, DATA_URL, render_explorer, render_explorer_data
@@ -23,7 +23,7 @@ from diagrams.shown_html import read_shown_html_script, shown_html_script
 from sitebuild.gates.audit import audit_page
 from tracefile import SCHEMAS, Trace, TraceSet, load_trace
 
-GOLDEN_TRACE = GOLDEN_DIR / "gradient-flow-v3.trace"
+GOLDEN_TRACE = RECORDS_DIR / "gradient-flow-v3.trace"
 CORNER = GOLDEN_DIR / "explorer-corner.html"
 #: The corner: the chapter's stack (its factor and depth) and its neighbours.
 CORNER_FACTORS = (-1.0, -0.25)
@@ -50,7 +50,7 @@ LAB = "labs/gradient-flow.html"
 
 def both(trace: Trace) -> TraceSet:
     """The site's traces (the audit always knows the chapter's), the lab's by default."""
-    chapter = load_trace(GOLDEN_DIR / "residual-connections-v2.trace",
+    chapter = load_trace(RECORDS_DIR / "residual-connections-v2.trace",
                          SCHEMAS["residual-connections-v2"])
     return TraceSet({"residual-connections-v2": chapter, "gradient-flow-v3": trace},
                     "gradient-flow-v3")

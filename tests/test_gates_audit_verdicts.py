@@ -5,7 +5,7 @@ defines the vocabulary, or inside a claim's declared rule, each exactly as rende
 from __future__ import annotations
 
 import pytest
-from paths import GOLDEN_DIR
+from paths import RECORDS_DIR
 
 from diagrams.format import traced
 from diagrams.words import claim_rule, verdict_term
@@ -23,7 +23,7 @@ def page(body: str) -> str:
 
 @pytest.fixture(scope="module")
 def traces() -> TraceSet:
-    return TraceSet({TRACE_ID: load_trace(GOLDEN_DIR / SCHEMAS[TRACE_ID].file_name,
+    return TraceSet({TRACE_ID: load_trace(RECORDS_DIR / SCHEMAS[TRACE_ID].file_name,
                                           SCHEMAS[TRACE_ID])}, TRACE_ID)
 
 

@@ -156,9 +156,9 @@ def test_check_prints_the_site_folder_and_the_source_page(built_site: Path,
     untouched = check("--site", str(built_site), "--trace", str(GOLDEN_TRACE))
     assert untouched.returncode == 0, untouched.stdout + untouched.stderr
     assert "no findings" in untouched.stdout
-    # The session's runs are cached, and check says it took them from there.
-    assert f"[check] checked against the cached engine runs of {', '.join(SCHEMAS)}" in \
-        untouched.stdout and "--fresh reruns the engine" in untouched.stdout
+    # The traces come from their records, and check says so.
+    assert f"[check] checked against the recorded or cached results of {', '.join(SCHEMAS)}" \
+        in untouched.stdout and "--fresh reruns the engine" in untouched.stdout
     page = site_copy / "building.html"
     page.write_text(page.read_text(encoding="utf-8").replace(
         "</article>", "<p>Typed: 0.42</p></article>", 1), encoding="utf-8")
@@ -180,12 +180,13 @@ def test_check_help_lists_the_gates() -> None:
 
 
 @pytest.mark.slow
-def test_check_fresh_runs_every_job_in_a_scratch_cache(built_site: Path, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_check_fresh_runs_every_job_without_records_in_a_scratch_cache(
+        built_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # --fresh must not read the build's cache, nor the engine's cell cache: both scratch.
     seen: list[tuple[Path, str]] = []
 
     def engine_and_traces(root: Path, options: site_build.Options, *args: object) -> object:
+        assert options.fresh  # nor the records
         seen.append((options.cache.root, os.environ[CELL_CACHE]))
         raise site_build.BuildError("engine", "stopped here")
 

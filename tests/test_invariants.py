@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from paths import GOLDEN_DIR
+from paths import RECORDS_DIR
 
 from tracefile import SCHEMAS, parse_trace
 from tracefile.errors import TraceError
@@ -58,7 +58,7 @@ CHAPTER = {
 
 def claim_lines(trace_id: str) -> list[tuple[int, str, str]]:
     """(line number, claim key, verdict) of every CLAIM record of a golden trace."""
-    text = (GOLDEN_DIR / SCHEMAS[trace_id].file_name).read_text(encoding="utf-8")
+    text = (RECORDS_DIR / SCHEMAS[trace_id].file_name).read_text(encoding="utf-8")
     return [(number, *re.fullmatch(r"CLAIM key=([a-z-]+) verdict=([a-z]+)", line).groups())
             for number, line in enumerate(text.splitlines(), 1) if line.startswith("CLAIM ")]
 
@@ -132,7 +132,7 @@ CASES = [(trace_id, text) for trace_id, breaks in BREAKS.items() for text in sor
 
 
 def golden(trace_id: str) -> str:
-    return (GOLDEN_DIR / SCHEMAS[trace_id].file_name).read_text(encoding="utf-8")
+    return (RECORDS_DIR / SCHEMAS[trace_id].file_name).read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("trace_id", SCHEMAS)

@@ -17,7 +17,7 @@ import jupytext
 import nbformat
 import pytest
 from nbclient import NotebookClient
-from paths import GOLDEN_DIR, ROOT
+from paths import RECORDS_DIR, ROOT
 
 from sitebuild.errors import BuildError
 from sitebuild.notebooks import NOTEBOOKS, notebook_files
@@ -71,7 +71,7 @@ def executed() -> dict[str, str]:
 
 
 def _published(lab: str) -> str:
-    return (GOLDEN_DIR / SCHEMAS[LABS[lab]].file_name).read_text(encoding="utf-8")
+    return (RECORDS_DIR / SCHEMAS[LABS[lab]].file_name).read_text(encoding="utf-8")
 
 
 @pytest.mark.slow

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from numerics_support import WITHOUT_AVX2, reference_machine, with_kernels
-from paths import GOLDEN_DIR, ROOT
+from paths import RECORDS_DIR, ROOT
 from trace_tolerance import OFF_REFERENCE, same_numerics, trace_differences
 
 from engine.errors import NumericsError
@@ -142,7 +142,7 @@ def test_native_mode_keeps_the_kernels_the_caller_chose() -> None:
 @pytest.mark.slow
 def test_a_forced_kernel_changes_the_trace_the_pinning_keeps() -> None:
     reference_machine()
-    golden = (GOLDEN_DIR / SCHEMAS[LAB].file_name).read_text(encoding="utf-8")
+    golden = (RECORDS_DIR / SCHEMAS[LAB].file_name).read_text(encoding="utf-8")
 
     def run(changes: dict[str, str]) -> str:
         # A whole lab's run: about two minutes here, more on a busy CI machine.

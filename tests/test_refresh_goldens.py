@@ -18,7 +18,10 @@ from engine.numerics import current
 
 @pytest.fixture
 def golden_copy(tmp_path: Path) -> Path:
-    return Path(shutil.copytree(GOLDEN_DIR, tmp_path / "golden"))
+    copy = Path(shutil.copytree(GOLDEN_DIR, tmp_path / "golden"))
+    for recorded in (GOLDEN_TRACE, GOLDEN_REPORT):  # the traces live in records/
+        shutil.copy(recorded, copy / recorded.name)
+    return copy
 
 
 def test_compare_tells_changed_from_unchanged_and_writes_only_the_changed(golden_copy):
@@ -51,7 +54,7 @@ def test_it_refuses_off_the_reference_numerics(monkeypatch, capsys):
     off = dataclasses.replace(current(), kernel="SkylakeX")
     monkeypatch.setattr(refresh_goldens, "pin", lambda: None)
     monkeypatch.setattr(refresh_goldens, "current", lambda: off)
-    monkeypatch.setattr(refresh_goldens, "engine_outputs", lambda folder: pytest.fail("ran"))
+    monkeypatch.setattr(refresh_goldens, "refresh_drawings", lambda skip: pytest.fail("ran"))
     assert main([]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "off the reference numerics" in error and "--force" in error

@@ -19,7 +19,7 @@ from typing import Any
 
 import markdown
 import pytest
-from paths import GOLDEN_DIR, ROOT
+from paths import RECORDS_DIR, ROOT
 
 from diagrams.charts import chart_title, chart_trace, render_chart, values_table
 from diagrams.explorer import DATA_FILE as EXPLORER_DATA
@@ -48,7 +48,7 @@ from tracefile import SCHEMAS, Trace, TraceSet, load_trace
 from tracefile.rules import LIMITS
 
 CHART = "gf-sweep-gradient"
-TRACE_PATHS = {trace_id: GOLDEN_DIR / schema.file_name for trace_id, schema in SCHEMAS.items()}
+TRACE_PATHS = {trace_id: RECORDS_DIR / schema.file_name for trace_id, schema in SCHEMAS.items()}
 FAKE_FILES = {
     "forward.svg": b'<svg class="residual-diagram"><title id="forward-title">Forward &amp; '
                    b"merge</title>\n\n<g/></svg>\n",
@@ -375,7 +375,8 @@ def test_an_equation_is_display_math_with_its_number(context: PageContext) -> No
 
 def test_rerun_names_the_command_for_the_pages_experiments(context: PageContext) -> None:
     out = render(context, '{{ rerun("ten-layers", "sweep") }}', EXPLORER)
-    assert out == (f'<code class="rerun">python -m engine run {EXPLORER} ten-layers sweep</code>')
+    assert out.startswith(f'<code class="rerun">./dev run {EXPLORER} ten-layers sweep</code> '
+                          '<span class="rerun-time">(from its record: about a second; ')
     with pytest.raises(PageError, match=r"^docs/page\.md:2: rerun: trace gradient-flow-v3 has no "
                                         r"experiment 'ten-layer' \(it has: numerics, ten-layers"):
         render(context, '\n{{ rerun("ten-layer") }}', EXPLORER)

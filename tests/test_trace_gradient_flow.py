@@ -14,7 +14,7 @@ import re
 
 import pytest
 from gradient_flow_support import TRACE_ID, lab_trace
-from paths import GOLDEN_DIR
+from paths import RECORDS_DIR
 from trace_tolerance import (
     OFF_REFERENCE,
     assert_trace_matches_golden,
@@ -30,7 +30,7 @@ from tracefile import SCHEMAS, parse_trace
 pytestmark = pytest.mark.xdist_group("gradient-flow-lab")
 
 SCHEMA = SCHEMAS[TRACE_ID]
-GOLDEN = GOLDEN_DIR / SCHEMA.file_name
+GOLDEN = RECORDS_DIR / SCHEMA.file_name
 #: The site loads the whole trace; keep it small.
 MAX_BYTES = 400_000
 

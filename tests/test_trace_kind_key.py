@@ -4,7 +4,7 @@ residual-stream-v3 is found by its key and reads back its own value, not the rec
 from __future__ import annotations
 
 import pytest
-from paths import GOLDEN_DIR
+from paths import RECORDS_DIR
 
 from tracefile import SCHEMAS, Trace, load_trace
 from tracefile.errors import TracePathError
@@ -13,7 +13,7 @@ from tracefile.schema import Record
 
 @pytest.fixture(scope="module")
 def stream_trace() -> Trace:
-    return load_trace(GOLDEN_DIR / "residual-stream-v3.trace", SCHEMAS["residual-stream-v3"])
+    return load_trace(RECORDS_DIR / "residual-stream-v3.trace", SCHEMAS["residual-stream-v3"])
 
 
 def test_a_key_named_kind_resolves_by_its_value(stream_trace: Trace) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from paths import GOLDEN_DIR
+from paths import RECORDS_DIR
 from trace_tolerance import (
     OFF_REFERENCE,
     assert_trace_matches_golden,
@@ -26,7 +26,7 @@ from tracefile import SCHEMAS, parse_trace
 
 TRACE_ID = "residual-stream-v3"
 SCHEMA = SCHEMAS[TRACE_ID]
-GOLDEN = GOLDEN_DIR / SCHEMA.file_name
+GOLDEN = RECORDS_DIR / SCHEMA.file_name
 MAX_BYTES = 100_000
 
 

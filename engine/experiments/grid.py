@@ -1,50 +1,57 @@
-"""A grid of training runs: one cell per setting and seed, trained on every core, each cell
-cached on its own.
+"""A grid of training runs: one cell per setting and seed, each run once per version of the
+code that trains it, on this machine's cores or on a Dask cluster.
 
-Contract: ``run_grid(cells, train, sources)`` returns ``train(cell)`` for every cell, in the
-order given. ``train`` is a module-level function (or a partial of one) returning a mapping of
-names to numpy arrays; cells run in spawned worker processes, one per usable core, which end
-when this process does. With ``ENGINE_CELL_CACHE`` naming a folder, each result is kept there
-under a key of the cell's ``repr``, the numpy version, the kernels (`engine.numerics.current`)
-and the engine's code (everything under ``engine/`` but the experiments, plus ``sources``,
-the experiment modules the cell runs, each as its syntax tree, so comments and docstrings
-do not count): an edit that changes one cell re-runs that cell alone,
-and a cached cell gives the same bits as a fresh run. Runs of one grid take turns (a lock),
-so a second one reads what the first trained; the ``KEEP`` newest versions of the code keep
-their cells. One progress line per arm (``cell.arm``).
+Contract: ``run_grid(cells, train, progress, label)`` returns ``train(cell)`` for every cell,
+in the order given. ``train`` is a module-level function (or a partial of one whose
+arguments the module's code determines) returning a mapping of names to numpy arrays. A
+cell's key is `engine.code_key.code_key` of ``train``'s module (its own import closure and
+the libraries) with the cell's ``repr``, which names every setting.
+
+- Cache: with ``ENGINE_CELL_CACHE`` naming a folder, results are kept there by joblib's
+  ``Memory`` under their key and the kernels that computed them; a cell found there is not
+  trained again.
+- Map: joblib's ``Parallel``, in local processes (``ENGINE_WORKERS`` of them, default one per
+  usable core); with ``ENGINE_DASK_SCHEDULER=ADDRESS`` the cells go to that Dask scheduler
+  instead, through joblib's Dask backend. Every worker checks it computes with the caller's
+  kernels, so a cell never comes back from a machine whose numerics differ.
+- Records: on the reference kernels, a cell whose line is in the grid's record
+  (`engine.cell_records`) must match it when it comes from the cache; with
+  ``ENGINE_CELL_RECORDS`` naming a folder, the grid's record there is rewritten from this run.
+- Progress: one line per finished arm (``cell.arm``), and one at least every
+  ``HEARTBEAT_SECONDS`` while cells finish, with the cells done, the time elapsed and an
+  estimate of what remains.
 """
 
 from __future__ import annotations
 
-import ast
 import contextlib
-import fcntl
 import hashlib
-import io
-import multiprocessing
 import os
-import shutil
 import threading
 import time
-import zipfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
+import joblib
 import numpy as np
 
-from tracefile.files import write_atomic
+from engine import cell_records
+from engine.code_key import code_key
+from engine.errors import EngineError
 
-#: The folder of the cell cache (unset: no cache).
+#: The folder of the local cell cache (unset: no cache).
 CACHE_VARIABLE = "ENGINE_CELL_CACHE"
-ENGINE = Path(__file__).resolve().parent.parent
-#: Engine code a training cell does not run: the experiments (a cell names its own modules).
-NOT_TRAINING = ("experiments",)
-#: How often a worker checks that its parent still runs.
+#: The folder whose grid records this run rewrites (set by ``python -m engine record``).
+RECORDS_VARIABLE = "ENGINE_CELL_RECORDS"
+#: A Dask scheduler's address: cells are trained on its workers.
+DASK_VARIABLE = "ENGINE_DASK_SCHEDULER"
+#: How many local worker processes (default: one per usable core).
+WORKERS_VARIABLE = "ENGINE_WORKERS"
+#: How often a local worker checks that its caller still runs.
 PARENT_POLL_SECONDS = 0.5
-#: Versions of the code whose cells the cache keeps.
-KEEP = 2
+#: The longest wait between two progress lines while cells finish (arms can be slow).
+HEARTBEAT_SECONDS = 20.0
 
 Result = Mapping[str, np.ndarray]
 
@@ -64,59 +71,116 @@ def precision(results: Sequence[Result]) -> str:
     return found.pop()
 
 
-def run_grid(cells: Sequence[Cell], train: Callable[[Any], Result], sources: Sequence[Path],
+def train_module(train: Callable[[Any], Result]) -> str:
+    """The module whose code ``train`` (or the function a partial wraps) runs."""
+    return getattr(train, "func", train).__module__
+
+
+def cell_keys(cells: Sequence[Cell], train: Callable[[Any], Result]) -> list[str]:
+    """Each cell's key (see the module doc)."""
+    salt = code_key([train_module(train)])
+    return [hashlib.sha256(f"{salt}\n{cell!r}".encode()).hexdigest() for cell in cells]
+
+
+def _cache_key(key: str, numerics: str) -> str:
+    """Where this machine keeps a cell: its key and the kernels that computed it."""
+    return hashlib.sha256(f"{key}\n{numerics}".encode()).hexdigest()
+
+
+def run_grid(cells: Sequence[Cell], train: Callable[[Any], Result],
              progress: TextIO | None = None, label: str = "grid") -> list[dict[str, np.ndarray]]:
     """Every cell's result (see the module doc)."""
-    salt = _code_key(sources)
-    cache = _cache_folder(label, salt)
-    keys = [hashlib.sha256(f"{salt}\n{cell!r}".encode()).hexdigest() for cell in cells]
+    from engine.numerics import current
+
+    keys, numerics = cell_keys(cells, train), current()
+    stored = [_cache_key(key, repr(numerics)) for key in keys]
+    memory = joblib.Memory(os.environ.get(CACHE_VARIABLE) or None, verbose=0)
+    trained = memory.cache(train_one, ignore=["numerics", "train", "cell", "parent"])
+    cached = {i for i, key in enumerate(stored) if _in_cache(trained, key)}
+    report = _Report(cells, progress, label, cached)
     results: dict[int, dict[str, np.ndarray]] = {}
-    with _training_lock(cache):  # a second run of the same grid waits, then reads the cells
-        for index, key in enumerate(keys):
-            if index not in results and cache is not None and (
-                    found := _load(cache / f"{key}.npz")) is not None:
-                results[index] = found
-        todo = [index for index in range(len(cells)) if index not in results]
-        report = _ArmReport(cells, progress, label, cached=set(results))
-        for index, result in _train(cells, todo, train):
-            results[index] = result
-            if cache is not None:
-                _store(cache / f"{keys[index]}.npz", result)
-            report.done(index)
-    return [results[index] for index in range(len(cells))]
+    for index, result in _map(trained, repr(numerics), train, cells, stored, cached):
+        results[index] = result
+        report.done(index)
+    ordered = [results[index] for index in range(len(cells))]
+    recorded = cell_records.read(label) if numerics.reference else {}
+    for index in cached:  # a cached cell must be what was recorded for its key
+        cell_records.check(label, recorded, keys[index], cells[index], ordered[index])
+    if os.environ.get(RECORDS_VARIABLE):
+        cell_records.write(Path(os.environ[RECORDS_VARIABLE]), label, cells, keys, ordered)
+    return ordered
+
+
+def _in_cache(trained: Any, key: str) -> bool:
+    check = getattr(trained, "check_call_in_cache", None)  # None: no cache
+    return bool(check and check(key, None, None, None))
+
+
+def _map(trained: Callable[..., dict[str, np.ndarray]], numerics: str,
+         train: Callable[[Any], Result], cells: Sequence[Cell], keys: Sequence[str],
+         cached: set[int]) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+    """(index, result) of every cell as it finishes: the cached ones first, in process."""
+    for index in sorted(cached):
+        yield index, trained(keys[index], numerics, train, cells[index])
+    todo = [index for index in range(len(cells)) if index not in cached]
+    if not todo:
+        return
+    with _backend(len(todo)) as (jobs, local):
+        run = joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")
+        parent = os.getpid() if local else None
+        yield from run(joblib.delayed(_indexed)(trained, index, keys[index], numerics, train,
+                                                cells[index], parent) for index in todo)
 
 
 @contextlib.contextmanager
-def _training_lock(cache: Path | None) -> Iterator[None]:
-    """This code version's cell folder, locked (nothing to lock without a cache)."""
-    if cache is None:
-        yield
+def _backend(cells: int) -> Iterator[tuple[int, bool]]:
+    """The number of jobs, and whether they run in local processes (else on Dask:
+    ``ENGINE_DASK_SCHEDULER``)."""
+    address = os.environ.get(DASK_VARIABLE)
+    if not address:
+        wanted = os.environ.get(WORKERS_VARIABLE) or len(os.sched_getaffinity(0))
+        try:
+            workers = int(wanted)
+        except ValueError:
+            raise EngineError(f"grid: {WORKERS_VARIABLE} must be a whole number, got "
+                              f"{wanted!r}") from None
+        yield max(1, min(workers, cells)), True
         return
-    with (cache / ".lock").open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
+    from distributed import Client
+
+    with Client(address, timeout=30) as client, joblib.parallel_config(backend="dask"):
+        yield max(1, min(sum(client.nthreads().values()), cells)), False
 
 
-def _train(cells: Sequence[Cell], todo: list[int], train: Callable[[Any], Result]
-           ) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
-    """(index, result) of each cell in ``todo`` as it finishes. Workers are spawned, not
-    forked: a fresh interpreter copies no lock another thread of this one might hold, and
-    inherits the pinned kernels through the environment."""
-    workers = min(len(os.sched_getaffinity(0)), len(todo))
-    if workers < 2:
-        for index in todo:
-            yield index, dict(train(cells[index]))
+def _indexed(trained: Callable[..., dict[str, np.ndarray]], index: int, *args: Any
+             ) -> tuple[int, dict[str, np.ndarray]]:
+    return index, trained(*args)
+
+
+def train_one(key: str, numerics: str, train: Callable[[Any], Result], cell: Cell,
+              parent: int | None = None) -> dict[str, np.ndarray]:
+    """One cell's result, computed where this runs, if it runs the caller's kernels. In a
+    local worker process (``parent``: the caller's pid), the worker ends with its caller."""
+    from engine.numerics import current
+
+    if parent is not None and parent != os.getpid():
+        _end_with(parent)
+    if repr(current()) != numerics:
+        raise EngineError(f"grid: a worker computes with {current()!r}, not the caller's "
+                          f"{numerics}; its cells would differ (pin the worker's numerics)")
+    return {name: np.asarray(value) for name, value in train(cell).items()}
+
+
+_WATCHING: list[int] = []
+
+
+def _end_with(parent: int) -> None:
+    """Exit this worker as soon as ``parent`` is gone (killed, say), so no worker trains on
+    for nobody (joblib's workers otherwise finish the cell they hold)."""
+    if _WATCHING:
         return
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_end_with_parent, initargs=(os.getpid(),)) as pool:
-        futures = {pool.submit(train, cells[index]): index for index in todo}
-        for future in as_completed(futures):
-            yield futures[future], dict(future.result())
+    _WATCHING.append(parent)
 
-
-def _end_with_parent(parent: int) -> None:
-    """In a worker: exit as soon as the process that started it is gone (killed, say), so no
-    worker trains on for nobody."""
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(PARENT_POLL_SECONDS)
@@ -125,89 +189,37 @@ def _end_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-class _ArmReport:
-    """Prints ``label: ARM, N seeds (K cached, S s elapsed)`` once every cell of an arm is
-    done (at once for an arm found whole in the cache)."""
+class _Report:
+    """Prints ``label: ARM done (N seeds, K cached) · D/T cells · E s elapsed, about R s
+    left`` once every cell of an arm is done, and ``label: D/T cells · …`` when a cell
+    finishes ``HEARTBEAT_SECONDS`` after the last line."""
 
     def __init__(self, cells: Sequence[Cell], stream: TextIO | None, label: str,
                  cached: set[int]) -> None:
         self.stream, self.label, self.cached = stream, label, frozenset(cached)
         self.arm_of = [cell.arm for cell in cells]
-        self.finished = set(cached)
-        self.start = time.perf_counter()
-        for arm in dict.fromkeys(self.arm_of):
-            self._say_if_done(arm)
+        self.finished: set[int] = set()
+        self.start = self.said = time.perf_counter()
+        self.trained = 0
 
     def done(self, index: int) -> None:
         self.finished.add(index)
-        self._say_if_done(self.arm_of[index])
-
-    def _say_if_done(self, arm: str) -> None:
+        self.trained += index not in self.cached
+        arm = self.arm_of[index]
         cells = [i for i, name in enumerate(self.arm_of) if name == arm]
-        if self.stream is None or not self.finished.issuperset(cells):
+        now = time.perf_counter()
+        if self.stream is None:
             return
-        cached = len(self.cached.intersection(cells))
-        print(f"{self.label}: {arm}, {len(cells)} seeds ({cached} cached, "
-              f"{time.perf_counter() - self.start:.1f} s elapsed)", file=self.stream, flush=True)
+        if self.finished.issuperset(cells):
+            cached = len(self.cached.intersection(cells))
+            self._say(f"{arm} done ({len(cells)} seeds, {cached} cached) · ", now)
+        elif now - self.said >= HEARTBEAT_SECONDS:  # slow arms: a line every so often
+            self._say("", now)
 
-
-def _cache_folder(label: str, salt: str) -> Path | None:
-    """This grid's folder of the cell cache for this version of the code (made the newest of
-    the grid's), or None (no cache); older versions of the same grid beyond ``KEEP`` go."""
-    if not os.environ.get(CACHE_VARIABLE):
-        return None
-    root, grid = Path(os.environ[CACHE_VARIABLE]), "-".join(label.split())
-    folder = root / f"{grid}-{salt[:16]}"
-    folder.mkdir(parents=True, exist_ok=True)
-    os.utime(folder)
-    versions = sorted((p for p in root.glob(f"{grid}-*") if p.is_dir()
-                       and len(p.name) == len(folder.name)),
-                      key=lambda p: p.stat().st_mtime_ns, reverse=True)
-    for old in versions[KEEP:]:
-        shutil.rmtree(old, ignore_errors=True)
-    return folder
-
-
-def _code_key(sources: Sequence[Path]) -> str:
-    """A hash of everything a training cell runs (see the module doc): each file as Python
-    reads it (its syntax tree without docstrings), so editing a comment or a docstring of the
-    engine retrains nothing."""
-    from engine.numerics import current
-
-    files = {path for path in ENGINE.rglob("*.py")
-             if path.relative_to(ENGINE).parts[0] not in NOT_TRAINING}
-    files.update(Path(source).resolve() for source in sources)
-    digest = hashlib.sha256(f"{np.__version__}\n{current()!r}\n".encode())
-    for path in sorted(files):
-        inside = path.is_relative_to(ENGINE.parent)
-        digest.update(f"{path.relative_to(ENGINE.parent) if inside else path}\n".encode())
-        digest.update(_syntax(path).encode())
-    return digest.hexdigest()
-
-
-def _syntax(path: Path) -> str:
-    """A module's syntax tree, docstrings dropped, as text (comments never reach the tree)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
-                and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
-            node.body = body[1:] or [ast.Pass()]
-    return ast.dump(tree)
-
-
-def _load(path: Path) -> dict[str, np.ndarray] | None:
-    """A cached cell, or None when there is none (or it cannot be read: then it re-runs)."""
-    try:
-        with np.load(path, allow_pickle=False) as stored:
-            return {name: stored[name] for name in stored.files}
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
-        return None
-
-
-def _store(path: Path, result: Mapping[str, np.ndarray]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    buffer = io.BytesIO()
-    np.savez(buffer, **{name: np.asarray(value) for name, value in result.items()})
-    write_atomic(path, buffer.getvalue())
+    def _say(self, what: str, now: float) -> None:
+        elapsed, left = now - self.start, len(self.arm_of) - len(self.finished)
+        estimate = f", about {elapsed / self.trained * left:.0f} s left" if (
+            self.trained and left) else ""
+        print(f"{self.label}: {what}{len(self.finished)}/{len(self.arm_of)} cells · "
+              f"{elapsed:.1f} s elapsed{estimate}", file=self.stream, flush=True)
+        self.said = now

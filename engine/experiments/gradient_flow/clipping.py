@@ -24,7 +24,6 @@ import numpy as np
 from engine.experiments import grid
 from engine.experiments.gradient_flow.cells import StackCell, teacher_task, train_cell
 from engine.experiments.gradient_flow.training import (
-    CELL_SOURCES,
     StackArm,
     StackTrainingConfig,
     arm_over_seeds,
@@ -93,7 +92,7 @@ def gradient_clipping(config: ClippingConfig, progress: TextIO | None = None) ->
     """Every cell, each arm over its seeds, each model and depth at its best rate."""
     pairs = config.cells()
     results = dict(zip((cell for _, cell in pairs),
-                       grid.run_grid([cell for _, cell in pairs], train_cell, CELL_SOURCES,
+                       grid.run_grid([cell for _, cell in pairs], train_cell,
                                      progress, "gradient-flow clipping"), strict=True))
     model_of = {cell.architecture: model for model, cell in pairs}
     arms = tuple(arm_over_seeds([c for _, c in pairs if c.arm == name], results)

@@ -16,20 +16,17 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 
 from engine.experiments import grid
-from engine.experiments.gradient_flow import cells as cell_module
 from engine.experiments.gradient_flow.cells import StackCell, StackSetting, train_cell
 from engine.experiments.gradient_flow.common import Vector
 
 #: The original comparison: lab variant → its initialization of the output projections.
 MODELS = {"plain": "default", "residual": "zero"}
 #: The experiment modules a cell runs (they key the cell cache with the engine's code).
-CELL_SOURCES = (Path(cell_module.__file__), Path(cell_module.__file__).with_name("common.py"))
 
 
 @dataclass(frozen=True)
@@ -154,7 +151,7 @@ def trainability(seed: int, config: StackTrainingConfig, progress: TextIO | None
                  ) -> Training:
     """The grid, its arms, each architecture's best rate and the lab's curves."""
     cells = config.cells()
-    results = dict(zip(cells, grid.run_grid(cells, train_cell, CELL_SOURCES, progress,
+    results = dict(zip(cells, grid.run_grid(cells, train_cell, progress,
                                             "gradient-flow grid"), strict=True))
     curves = tuple(_curve(cell, results[cell]) for variant, init in MODELS.items()
                    for cell in cells if (cell.variant, cell.init, cell.seed, cell.lr)

@@ -14,6 +14,8 @@ trained model, in float64.
 from __future__ import annotations
 
 import dataclasses
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -123,3 +125,9 @@ def depth_word(number: int) -> str:
     words = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
              "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen")
     return words[number] if number < len(words) else "many"
+
+
+def lab_train() -> Callable[[TrainingCell], dict[str, np.ndarray]]:
+    """``train_cell`` on the lab's corpus (the default `ArithmeticCorpus`, as the lab's grids
+    train on), for rerunning one recorded cell on its own (`engine.cell_records`)."""
+    return functools.partial(train_cell, ArithmeticCorpus())

@@ -26,7 +26,7 @@ from engine.data import ArithmeticCorpus
 from engine.experiments import grid
 from engine.experiments.residual_stream.cells import Setting, TrainingCell, train_cell
 from engine.experiments.residual_stream.common import LabProgress, Vector
-from engine.experiments.residual_stream.training import CELL_SOURCES, Arm, Trainability
+from engine.experiments.residual_stream.training import Arm, Trainability
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def long_training(corpus: ArithmeticCorpus, config: LongTrainingConfig, setting:
     longer = dataclasses.replace(setting, steps=config.steps, eval_every=config.eval_every)
     cells = [TrainingCell(longer, arm.variant, arm.norm, arm.depth, arm.lr, arm.warmup, seed)
              for arm in (chosen[curve] for curve in config.curves) for seed in config.seeds]
-    results = grid.run_grid(cells, functools.partial(train_cell, corpus), CELL_SOURCES,
+    results = grid.run_grid(cells, functools.partial(train_cell, corpus),
                             progress.stream if progress else None, "residual-stream long runs")
     runs = tuple(_long_run(chosen[curve], [r for c, r in zip(cells, results, strict=True)
                                            if c.curve == curve], config)

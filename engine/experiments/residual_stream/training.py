@@ -17,13 +17,11 @@ from __future__ import annotations
 import functools
 import statistics
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from engine.data import ArithmeticCorpus
 from engine.experiments import grid
-from engine.experiments.residual_stream import cells as cell_module
 from engine.experiments.residual_stream.cells import Setting, TrainingCell, load_model, train_cell
 from engine.experiments.residual_stream.common import LabProgress, Vector
 from engine.models import Decoder
@@ -55,7 +53,6 @@ def corpus_facts(corpus: ArithmeticCorpus) -> CorpusFacts:
 
 
 #: The experiment modules a cell runs (they key the cell cache with the engine's code).
-CELL_SOURCES = (Path(cell_module.__file__), Path(cell_module.__file__).with_name("common.py"))
 
 
 @dataclass(frozen=True)
@@ -206,7 +203,7 @@ def trainability(corpus: ArithmeticCorpus, seed: int, config: DecoderTrainingCon
     if progress is not None:
         progress(number, f"training grid: {len(cells)} runs of {config.steps} steps "
                          f"({len({c.arm for c in cells})} arms, {len(config.seeds)} seeds)")
-    results = grid.run_grid(cells, functools.partial(train_cell, corpus), CELL_SOURCES,
+    results = grid.run_grid(cells, functools.partial(train_cell, corpus),
                             progress.stream if progress else None, "residual-stream grid")
     by_cell = dict(zip(cells, results, strict=True))
     arms = tuple(_arm([c for c in cells if c.arm == name], by_cell, corpus)

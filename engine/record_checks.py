@@ -1,0 +1,134 @@
+"""What CI reruns of the records on every commit: what changed, and a sample of the rest.
+
+Contract: `changed(base)` lists the traces whose recorded files and the grid cells whose
+record lines differ between commit ``base`` and the working tree (``git diff``).
+`default_base()` is ``$CI_BASE`` when set, else the parent of the oldest commit made within
+``WINDOW_HOURS`` of ``HEAD`` (a session's commits; older ones were tested when they landed).
+`rerun_cells(cells, budget)` trains recorded cells again and returns a ``FILE:LINE`` problem
+for each whose result differs from its line or whose key is stale; with a ``budget`` in
+seconds it stops starting new cells once that is spent. `sample(seed, leave_out)` is every
+other recorded cell in an order drawn from ``seed`` (CI: ``HEAD``'s hash).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import subprocess
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+import joblib
+
+from engine import cell_records
+from engine.cell_records import GRIDS, Recorded
+from engine.code_key import ROOT
+from engine.errors import EngineError
+from engine.records import files_of
+from tracefile.schemas import SCHEMAS
+
+#: How far back from HEAD the commits CI tests by default reach (a session is three hours).
+WINDOW_HOURS = 12
+GIT_TIMEOUT = 60
+HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
+
+
+@dataclass(frozen=True)
+class CellRef:
+    """One recorded cell: its grid and its record."""
+
+    label: str
+    record: Recorded
+
+
+def _git(*args: str) -> str:
+    try:
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=GIT_TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise EngineError(f"record: git {' '.join(args)} failed: {error}") from None
+    if done.returncode != 0:
+        raise EngineError(f"record: git {' '.join(args)}: {done.stderr.strip()[:300]}")
+    return done.stdout
+
+
+def default_base() -> str:
+    """The commit before the ones under test (see the module doc)."""
+    if os.environ.get("CI_BASE"):
+        return os.environ["CI_BASE"]
+    head = int(_git("log", "-1", "--format=%ct", "HEAD").strip())
+    recent = _git("log", "--format=%H", f"--since={head - WINDOW_HOURS * 3600}",
+                  "HEAD").split()
+    oldest = recent[-1] if recent else "HEAD"
+    parents = _git("log", "-1", "--format=%P", oldest).split()
+    # A history that starts inside the window: everything is under test.
+    return parents[0] if parents else _git("hash-object", "-t", "tree", "/dev/null").strip()
+
+
+def changed(base: str) -> tuple[list[str], list[CellRef]]:
+    """The traces whose records changed since ``base``, and the cells whose lines did."""
+    names = set(_git("diff", "--name-only", base, "--", "records").split())
+    traces = [t for t in SCHEMAS if any(f"records/{name}" in names for name in files_of(t))]
+    cells = []
+    for label in dict.fromkeys(GRIDS):
+        path = cell_records.file_of(label)
+        rel = path.relative_to(ROOT).as_posix()
+        if rel not in names or not path.is_file():
+            continue
+        lines = set()
+        for start, count in HUNK.findall(_git("diff", "--unified=0", base, "--", rel)):
+            lines.update(range(int(start), int(start) + int(count or 1)))
+        cells += [CellRef(label, r) for r in cell_records.read(label).values() if r.line in lines]
+    return traces, cells
+
+
+def sample(seed: str, leave_out: Iterable[CellRef]) -> list[CellRef]:
+    """Every recorded cell but ``leave_out``, in an order drawn from ``seed``."""
+    skip = {(ref.label, ref.record.key) for ref in leave_out}
+    every = [CellRef(label, r) for label in dict.fromkeys(GRIDS)
+             for r in cell_records.read(label).values() if (label, r.key) not in skip]
+    random.Random(seed).shuffle(every)
+    return every
+
+
+def head_hash() -> str:
+    return _git("rev-parse", "HEAD").strip()
+
+
+def rerun_cells(cells: Sequence[CellRef], progress: TextIO, budget: float | None = None
+                ) -> tuple[int, list[str]]:
+    """How many cells were rerun, and the problems found (see the module doc)."""
+    from engine.experiments.grid import cell_keys, train_module, train_one
+    from engine.numerics import current
+
+    start, done, problems = time.perf_counter(), 0, []
+    workers = len(os.sched_getaffinity(0))
+    numerics = repr(current())
+    for batch in range(0, len(cells), workers):
+        if budget is not None and time.perf_counter() - start > budget:
+            break
+        jobs = []
+        for ref in cells[batch: batch + workers]:
+            train = cell_records.trainer(ref.label)
+            cell = cell_records.rebuild(ref.record.cell, train_module(train))
+            if cell_keys([cell], train)[0] != ref.record.key:
+                problems.append(f"{ref.record.where}: stale: the code that trains this cell "
+                                "changed since it was recorded (./dev record)")
+                continue
+            jobs.append((ref, cell, train))
+        got = joblib.Parallel(n_jobs=max(1, min(workers, len(jobs))))(
+            joblib.delayed(train_one)(ref.record.key, numerics, train, cell)
+            for ref, cell, train in jobs)
+        for (ref, cell, _), result in zip(jobs, got, strict=True):
+            try:
+                cell_records.check(ref.label, {ref.record.key: ref.record}, ref.record.key,
+                                   cell, result)
+            except EngineError as error:
+                problems.append(str(error))
+        done += len(jobs)
+        print(f"record: {done}/{len(cells)} cells rerun, {len(problems)} differ, "
+              f"{time.perf_counter() - start:.0f} s elapsed", file=progress, flush=True)
+    return done, problems
