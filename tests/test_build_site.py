@@ -169,11 +169,11 @@ def test_the_trace_page_shows_report_raw_trace_and_download(built_site: Path) ->
 def test_one_progress_line_per_phase(site_build: BuiltSite) -> None:
     lines = site_build.stdout.splitlines()
     assert phases(site_build.stdout) == list(PHASES), lines
-    # Every engine job runs (or comes from the cache) even with --trace: the given trace is
-    # held against the engine's own run.
+    # Every trace comes from its record (or a run) even with --trace: the given trace is held
+    # against the engine's own.
     assert set(details(site_build.stdout)) == {job.name for job in engine_jobs()}
     engine = next(line for line in lines if line.startswith("[build] engine "))
-    assert re.search(r"  \d+ job\(s\), \d+ run, \d+ cached$", engine), engine
+    assert re.search(r"  \d+ trace\(s\): \d+ recorded$", engine), engine
     assert any(line.endswith(": equals the engine's run") for line in lines), lines
     # One line, and only off the reference numerics, names the labs computed with other kernels.
     off = [trace.trace_id for trace in published_traces(site_build.site, CHAPTER_TRACE)

@@ -167,3 +167,24 @@ def test_a_one_value_tamper_committed_alone_fails_ci(tmp_path) -> None:
     assert last.startswith("engine: error: records/cells/gradient-flow-grid.jsonl:11: grid "
                            "gradient-flow grid: cell StackCell("), last
     assert "final_loss" in last and "1 cell record(s) changed" in done.stderr
+
+
+@pytest.mark.slow
+def test_every_rerun_command_on_the_built_pages_runs_as_printed(built_site: Path) -> None:
+    """Each "Rerun it" command, pasted at the repository's root, prints its section's lines of
+    the published trace, from the record."""
+    import html
+
+    commands = sorted({html.unescape(found) for page in built_site.rglob("*.html")
+                       for found in re.findall(r'<code class="rerun">([^<]+)</code>',
+                                               page.read_text(encoding="utf-8"))})
+    assert len(commands) >= len(SCHEMAS["gradient-flow-v3"].experiments), commands
+    for command in commands:
+        trace_id = command.split()[2]
+        published = (built_site / "trace" / SCHEMAS[trace_id].file_name).read_text()
+        done = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, (command, done.stderr)
+        printed = done.stdout.splitlines()
+        assert printed and set(printed) <= set(published.splitlines()), command
+        assert "stale" not in done.stderr, (command, done.stderr)

@@ -16,7 +16,6 @@ import pytest
 from paths import RECORDS_DIR
 from trace_tolerance import (
     OFF_REFERENCE,
-    assert_trace_matches_golden,
     on_reference_numerics,
     trace_differences,
 )
@@ -100,10 +99,3 @@ def test_an_int_is_loose_only_by_its_own_name(golden: str) -> None:
     assert diverged != golden
     problems = trace_differences(diverged, golden, SCHEMA, OFF_REFERENCE[TRACE_ID])
     assert any(".diverged: 1 != golden 0" in p for p in problems)
-
-
-@pytest.mark.slow
-def test_a_fresh_run_matches_the_golden_file() -> None:
-    from engine.trace import render_trace
-
-    assert_trace_matches_golden(render_trace(TRACE_ID), GOLDEN, SCHEMA)
