@@ -109,6 +109,9 @@ def parser() -> argparse.ArgumentParser:
                        "(default: mkdocs; zensical: docs/building.md lists what differs)")
     build.add_argument("--force", action="store_true",
                        help="rebuild even when nothing changed since the last published site")
+    build.add_argument("--fresh", action="store_true",
+                       help="recompute every trace instead of reading its record in records/ "
+                       "(training cells from the cell cache; cold, this takes minutes)")
     build.add_argument("--pdf", action="store_true",
                        help="also print the chapter and both labs as one PDF with Chromium, "
                        "linked from every page (./dev pdf; needs ./dev setup's browser)")
@@ -126,9 +129,9 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--site", type=Path, default=ROOT / "site", metavar="DIR",
                        help="built site to check (default: site/ in the project)")
     check.add_argument("--fresh", action="store_true",
-                       help="rerun every engine run, its training cells too, instead of "
-                       "taking them from the cache (default: cached, and said so; a cold "
-                       "run takes minutes)")
+                       help="recompute every trace, its training cells too, instead of "
+                       "reading its record or the cache (default: recorded, and said so; a "
+                       "cold run takes minutes)")
     for command, verb in ((build, "will be served from"), (check, "was built for")):
         command.add_argument("--site-url", metavar="URL", help=f"address the site {verb} "
                              "(default: none: served from /)")

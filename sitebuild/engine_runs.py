@@ -118,8 +118,8 @@ def record_status(root: Path) -> dict[str, str]:
     """The traces whose records are stale, with the engine's reason."""
     command = [sys.executable, "-m", "engine", "record", "--status"]
     try:
-        done = subprocess.run(command, cwd=root, env=_engine_env(root, root / "build"),
-                              capture_output=True, text=True, timeout=STATUS_TIMEOUT)
+        done = subprocess.run(command, cwd=root, env=_engine_env(root), capture_output=True,
+                              text=True, timeout=STATUS_TIMEOUT)
     except subprocess.TimeoutExpired:
         raise BuildError("engine", f"`python -m engine record --status` took more than "
                          f"{STATUS_TIMEOUT} s") from None
@@ -180,12 +180,13 @@ def engine_failure(job: EngineJob, code: int, stderr: str) -> BuildError:
     return BuildError(file, f"{command}: {last}", int(line))
 
 
-def _engine_env(root: Path, cache: Path) -> dict[str, str]:
+def _engine_env(root: Path, cache: Path | None = None) -> dict[str, str]:
     """The engine runs from a scratch folder with the project root on its import path, and
-    keeps the cells of its training grids in the build's cache (unless told another)."""
+    keeps the cells of its training grids in the build's ``cache`` (unless told another)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
-    env.setdefault(CELL_CACHE, str(cache / "cells"))
+    if cache is not None:
+        env.setdefault(CELL_CACHE, str(cache / "cells"))
     return env
 
 

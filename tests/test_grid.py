@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from paths import ROOT
 
-from engine import cell_records
+from engine import cell_records, numerics
 from engine.errors import EngineError
 from engine.experiments import grid
 from engine.experiments.gradient_flow.cells import StackCell, StackSetting, train_cell
@@ -111,6 +111,11 @@ def test_one_changed_cell_runs_alone(calls, tmp_path, monkeypatch) -> None:
 
 def test_records_are_written_and_a_cached_cell_is_held_to_its_record(calls, tmp_path,
                                                                      monkeypatch) -> None:
+    # Held on the reference kernels only (off them, a cell's bits differ from its record):
+    # as if on them, wherever this runs.
+    reference = dataclasses.replace(numerics.current(), machine="x86_64", blas="openblas-x",
+                                    kernel="Haswell", threads=1, simd=("X86_V3",))
+    monkeypatch.setattr(numerics, "current", lambda: reference)
     monkeypatch.setenv(grid.CACHE_VARIABLE, str(tmp_path / "cells"))
     monkeypatch.setenv(grid.RECORDS_VARIABLE, str(tmp_path / "records"))
     grid.run_grid(CELLS, square, label="test grid")

@@ -87,9 +87,9 @@ def test_a_build_killed_in_a_phase_leaves_the_site_and_the_next_build_clean(
     out, build = tmp_path / "site", tmp_path / "build"
     build_or_fail(out, build)  # the previous site
     before = tree_digest(out)
-    # A cold cache for the killed build, so its engine phase really runs.
+    # A cold cache and --fresh for the killed build, so its engine phase really runs.
     args = [sys.executable, "build_site.py", "build", "--out", str(out), "--build-dir",
-            str(build), "--cache-dir", str(tmp_path / "cold"), "--force",
+            str(build), "--cache-dir", str(tmp_path / "cold"), "--force", "--fresh",
             "--trace", str(GOLDEN_TRACE), "--report", str(GOLDEN_REPORT)]
     proc, lines = started(args)
     deadline = time.monotonic() + 240
@@ -192,7 +192,8 @@ sys.exit(build_site.main(sys.argv[1:]))
 
 def sigterm_at_the_engine_start(args: list[str], build: Path, out: Path,
                                 ) -> tuple[int, str, str]:
-    """A build sent SIGTERM once its engine runs start (an empty cache: they do run)."""
+    """A build sent SIGTERM once its engine runs start (an empty cache and --fresh: they do
+    run)."""
     proc = subprocess.Popen([sys.executable, "build_site.py", *args], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 240
@@ -224,7 +225,8 @@ def test_sigterm_stops_a_build_cleanly(
     before = tree_digest(out)
     cache = tmp_path / "cold" if cold else SHARED_CACHE["dir"]
     code, stdout, stderr = stop(["build", "--out", str(out), "--build-dir", str(build),
-                                 "--cache-dir", str(cache), "--force"], build, out)
+                                 "--cache-dir", str(cache), "--force",
+                                 *(["--fresh"] if cold else [])], build, out)
     assert (code, stderr) == (130, f"{message}\n"), stdout
     assert "[build] publish" not in stdout
     assert tree_digest(out) == before

@@ -14,17 +14,16 @@ routines on such a CPU.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
 import pytest
 from numerics_support import WITHOUT_AVX2, reference_machine, with_kernels
 from paths import ROOT
-from trace_tolerance import assert_trace_matches_golden
+from trace_tolerance import OFF_REFERENCE
 
-from tracefile.schemas import SCHEMAS
-
-LAB = "residual-stream-v3"
+DECODER = "residual-stream-v3"
 
 
 def nested(*args: str) -> subprocess.CompletedProcess[str]:
@@ -46,14 +45,40 @@ def test_the_fast_loop_passes_off_the_reference_numerics() -> None:
 
 
 @pytest.mark.slow
-def test_the_decoder_lab_holds_to_its_record_off_the_reference_numerics(tmp_path) -> None:
-    """A cold run of the lab with other kernels (about six minutes on two cores)."""
+def test_decoder_cells_hold_to_their_records_off_the_reference_numerics(tmp_path) -> None:
+    """Two recorded cells of the decoder lab's grid retrained with other kernels: their losses
+    within the lab's tolerances of their records, their weights not bit for bit (the whole
+    lab's run off the reference, which measured those tolerances, takes a quarter of an hour
+    on two cores under these kernels: `python -m engine trace residual-stream-v3` with
+    ``numerics_support.WITHOUT_AVX2``)."""
     reference_machine()
-    env = {**with_kernels(WITHOUT_AVX2), "ENGINE_CELL_CACHE": str(tmp_path / "cells")}
-    env.pop("ENGINE_CELL_RECORDS", None)
-    done = subprocess.run([sys.executable, "-m", "engine", "trace", LAB], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=1800)
+    script = ("import json, sys; from engine.numerics import pin; pin(); "
+              "from engine import cell_records as c; "
+              "train = c.trainer('residual-stream grid'); "
+              "lines = [json.loads(x) for x in sys.stdin]; "
+              "print(json.dumps([c.encode(train(c.rebuild(x['cell'], "
+              "'engine.experiments.residual_stream.cells'))) for x in lines]))")
+    path = ROOT / "records" / "cells" / "residual-stream-grid.jsonl"
+    recorded = [json.loads(line) for line in path.read_text().splitlines()
+                if "depth=2," in line][:2]
+    assert len(recorded) == 2
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=_forced_env(tmp_path),
+                          input="".join(json.dumps(r) + "\n" for r in recorded),
+                          capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "reference=false" in done.stdout.splitlines()[1]
-    assert_trace_matches_golden(done.stdout, ROOT / "records" / SCHEMAS[LAB].file_name,
-                                SCHEMAS[LAB])
+    tolerances = OFF_REFERENCE[DECODER]
+    for got, want in zip(json.loads(done.stdout), recorded, strict=True):
+        assert got["precision"] == want["result"]["precision"]
+        assert got != want["result"]  # other kernels: other bits
+        for key, tolerance in (("final_validation", "TRAINING.final-validation"),
+                               ("final_train", "TRAINING.final-train")):
+            (mine,), (theirs,) = got[key]["values"], want["result"][key]["values"]
+            rtol, atol = tolerances[tolerance]
+            assert abs(mine - theirs) <= rtol * abs(theirs) + atol, (key, mine, theirs)
+
+
+def _forced_env(tmp_path) -> dict[str, str]:
+    env = {**with_kernels(WITHOUT_AVX2), "ENGINE_CELL_CACHE": str(tmp_path / "cells"),
+           "PYTHONPATH": str(ROOT)}
+    env.pop("ENGINE_CELL_RECORDS", None)
+    return env

@@ -1,10 +1,10 @@
 """Reproducible builds: two clean builds of the same chapter give byte-identical trees.
 
-The session's site (tests/conftest.py: built from the golden trace and learner report given
-with ``--trace`` and ``--report``) is compared with the README's ``./dev build``, which runs the
-engine from an empty ``--build-dir`` into another folder: the engine, the diagrams and the
-cache all start cold, the inputs are written afresh and the output goes elsewhere, yet every
-file must be the same. The comparison covers file lists and the sha256 of every file; on a
+The session's site (tests/conftest.py: built from the recorded trace and learner report given
+with ``--trace`` and ``--report``) is compared with the README's ``./dev build``, which reads
+the records from an empty ``--build-dir`` into another folder: the diagrams and the cache all
+start cold, the inputs are written afresh and the output goes elsewhere, yet every file must
+be the same. The comparison covers file lists and the sha256 of every file; on a
 mismatch it names each differing file and its first differing line.
 """
 
@@ -52,7 +52,7 @@ def test_a_cold_engine_build_equals_the_golden_build(built_site: Path,
     stdout = engine_build.stdout
     engine, generate = (next(line for line in stdout.splitlines()
                              if line.startswith(f"[build] {phase} ")) for phase in PHASES)
-    assert re.search(r"  (\d+) job\(s\), \1 run, 0 cached$", engine), "not cold:\n" + stdout
+    assert re.search(r"  (\d+) trace\(s\): \1 recorded$", engine), "not recorded:\n" + stdout
     assert generate.endswith("(cache miss)"), "the diagrams were not cold:\n" + stdout
     compare_trees(built_site, engine_build.site)
 
