@@ -87,18 +87,25 @@ def test_a_build_killed_in_a_phase_leaves_the_site_and_the_next_build_clean(
     out, build = tmp_path / "site", tmp_path / "build"
     build_or_fail(out, build)  # the previous site
     before = tree_digest(out)
-    # A cold cache and --fresh for the killed build, so its engine phase really runs.
+    # A cold cache for the killed build, so its phases really run; for the engine phase,
+    # --fresh too, so the engine computes rather than reads the records.
     args = [sys.executable, "build_site.py", "build", "--out", str(out), "--build-dir",
-            str(build), "--cache-dir", str(tmp_path / "cold"), "--force", "--fresh",
+            str(build), "--cache-dir", str(tmp_path / "cold"), "--force",
+            *(["--fresh"] if phase == "engine" else []),
             "--trace", str(GOLDEN_TRACE), "--report", str(GOLDEN_REPORT)]
     proc, lines = started(args)
     deadline = time.monotonic() + 240
     # In the engine phase, once its runs have started: they must not outlive the build.
-    while not (PHASES[phase](build, out, lines) and (phase != "engine" or [
-            pid for pid in children(proc.pid) if b"engine" in command(pid)])):
-        assert proc.poll() is None, f"the build ended before its {phase} phase was seen"
-        assert time.monotonic() < deadline, f"the {phase} phase never started"
-        time.sleep(0.01)
+    try:
+        while not (PHASES[phase](build, out, lines) and (phase != "engine" or [
+                pid for pid in children(proc.pid) if b"engine" in command(pid)])):
+            assert proc.poll() is None, f"the build ended before its {phase} phase was seen"
+            assert time.monotonic() < deadline, f"the {phase} phase never started"
+            time.sleep(0.01)
+    except AssertionError:
+        proc.kill()  # never leave a build running behind a failed test
+        proc.wait(timeout=60)
+        raise
     helpers = children(proc.pid)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=60)
