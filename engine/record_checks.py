@@ -17,6 +17,7 @@ import random
 import re
 import subprocess
 import time
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TextIO
@@ -32,6 +33,8 @@ from tracefile.schemas import SCHEMAS
 
 #: How far back from HEAD the commits CI tests by default reach (a session is three hours).
 WINDOW_HOURS = 12
+#: The longest wait between two progress lines of a rerun.
+PROGRESS_SECONDS = 10.0
 GIT_TIMEOUT = 60
 HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
 
@@ -101,34 +104,48 @@ def head_hash() -> str:
 def rerun_cells(cells: Sequence[CellRef], progress: TextIO, budget: float | None = None
                 ) -> tuple[int, list[str]]:
     """How many cells were rerun, and the problems found (see the module doc)."""
-    from engine.experiments.grid import cell_keys, train_module, train_one
+    from engine.experiments.grid import cell_keys, train_module
     from engine.numerics import current
 
-    start, done, problems = time.perf_counter(), 0, []
-    workers = len(os.sched_getaffinity(0))
-    numerics = repr(current())
-    for batch in range(0, len(cells), workers):
-        if budget is not None and time.perf_counter() - start > budget:
-            break
-        jobs = []
-        for ref in cells[batch: batch + workers]:
-            train = cell_records.trainer(ref.label)
-            cell = cell_records.rebuild(ref.record.cell, train_module(train))
-            if cell_keys([cell], train)[0] != ref.record.key:
+    start, problems, jobs = time.perf_counter(), [], []
+    for label in dict.fromkeys(ref.label for ref in cells):
+        train = cell_records.trainer(label)
+        mine = [ref for ref in cells if ref.label == label]
+        built = [cell_records.rebuild(ref.record.cell, train_module(train)) for ref in mine]
+        for ref, cell, key in zip(mine, built, cell_keys(built, train), strict=True):
+            if key != ref.record.key:
                 problems.append(f"{ref.record.where}: stale: the code that trains this cell "
                                 "changed since it was recorded (./dev record)")
-                continue
-            jobs.append((ref, cell, train))
-        got = joblib.Parallel(n_jobs=max(1, min(workers, len(jobs))))(
-            joblib.delayed(train_one)(ref.record.key, numerics, train, cell)
-            for ref, cell, train in jobs)
-        for (ref, cell, _), result in zip(jobs, got, strict=True):
-            try:
-                cell_records.check(ref.label, {ref.record.key: ref.record}, ref.record.key,
-                                   cell, result)
-            except EngineError as error:
-                problems.append(str(error))
-        done += len(jobs)
-        print(f"record: {done}/{len(cells)} cells rerun, {len(problems)} differ, "
-              f"{time.perf_counter() - start:.0f} s elapsed", file=progress, flush=True)
+            else:
+                jobs.append((ref, cell, train))
+    jobs.sort(key=lambda job: cells.index(job[0]))  # the order asked for, across grids
+    numerics, done, said = repr(current()), 0, start
+    run = joblib.Parallel(n_jobs=max(1, min(len(os.sched_getaffinity(0)), len(jobs))),
+                          return_as="generator_unordered")
+    results = run(joblib.delayed(_numbered)(number, ref.record.key, numerics, train, cell)
+                  for number, (ref, cell, train) in enumerate(jobs))
+    for number, result in results:
+        ref, cell, _ = jobs[number]
+        try:
+            cell_records.check(ref.label, {ref.record.key: ref.record}, ref.record.key, cell,
+                               result)
+        except EngineError as error:
+            problems.append(str(error))
+        done += 1
+        now = time.perf_counter()
+        if now - said >= PROGRESS_SECONDS or done == len(jobs):
+            print(f"record: {done}/{len(jobs)} cells rerun, {len(problems)} problem(s), "
+                  f"{now - start:.0f} s elapsed", file=progress, flush=True)
+            said = now
+        if budget is not None and now - start > budget:
+            with warnings.catch_warnings():  # joblib says it cancelled them: that is the point
+                warnings.simplefilter("ignore", UserWarning)
+                results.close()  # the cells not yet started are not run
+            break
     return done, problems
+
+
+def _numbered(number: int, *args: object) -> tuple[int, object]:
+    from engine.experiments.grid import train_one
+
+    return number, train_one(*args)  # type: ignore[arg-type]

@@ -27,6 +27,9 @@ from tracefile.schemas import SCHEMAS
 LABS = {"gradient-flow": "gradient-flow-v3", "residual-stream": "residual-stream-v3"}
 _NAMED = re.compile(r'experiment_lines\(LAB, "([a-z-]+)"')
 
+# One worker runs the module, so the notebooks execute once a session, not once a worker.
+pytestmark = pytest.mark.xdist_group("notebooks")
+
 
 def compare_with_trace(printed: str, published: str, trace_name: str) -> list[str]:
     """What is wrong with the record lines in ``printed`` against the trace text
