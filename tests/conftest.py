@@ -68,10 +68,9 @@ BROWSER_FIXTURE = "browser"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Refuse to run a build test not marked ``slow`` or a Chromium test not marked ``browser``.
-
-    So ``pytest -m "not slow and not browser"`` stays the fast loop.
-    """
+    """Refuse to run a build test not marked ``slow`` or a Chromium test not marked ``browser``
+    (so ``pytest -m "not slow and not browser"`` stays the fast loop); run the ``longest``
+    first."""
     wrong = []
     for item in items:
         uses = set(getattr(item, "fixturenames", ()))
@@ -81,6 +80,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             wrong.append(f"{item.nodeid} drives Chromium but is not marked browser")
     if wrong:
         raise pytest.UsageError("markers missing:\n  " + "\n  ".join(wrong))
+    # The longest tests first, so that with one pytest worker per core none of them starts
+    # last and keeps the run waiting on one worker (the rest keep their order).
+    items.sort(key=lambda item: item.get_closest_marker("longest") is None)
 
 
 @pytest.fixture(scope="session", autouse=True)

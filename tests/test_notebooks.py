@@ -28,7 +28,7 @@ LABS = {"gradient-flow": "gradient-flow-v3", "residual-stream": "residual-stream
 _NAMED = re.compile(r'experiment_lines\(LAB, "([a-z-]+)"')
 
 # One worker runs the module, so the notebooks execute once a session, not once a worker.
-pytestmark = pytest.mark.xdist_group("notebooks")
+pytestmark = [pytest.mark.xdist_group("notebooks"), pytest.mark.longest]
 
 
 def compare_with_trace(printed: str, published: str, trace_name: str) -> list[str]:

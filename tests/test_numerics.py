@@ -145,6 +145,7 @@ def test_native_mode_keeps_the_kernels_the_caller_chose() -> None:
 # -- a forced kernel changes a lab's trace that the pinning keeps -----------------------------
 
 @pytest.mark.slow
+@pytest.mark.longest
 def test_a_forced_kernel_changes_the_trace_the_pinning_keeps() -> None:
     reference_machine()
     golden = (RECORDS_DIR / SCHEMAS[LAB].file_name).read_text(encoding="utf-8")

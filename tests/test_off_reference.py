@@ -24,6 +24,7 @@ from paths import ROOT
 from trace_tolerance import OFF_REFERENCE
 
 DECODER = "residual-stream-v3"
+pytestmark = pytest.mark.longest
 
 
 def nested(*args: str) -> subprocess.CompletedProcess[str]:
