@@ -118,7 +118,8 @@ def rerun_cells(cells: Sequence[CellRef], progress: TextIO, budget: float | None
                                 "changed since it was recorded (./dev record)")
             else:
                 jobs.append((ref, cell, train))
-    jobs.sort(key=lambda job: cells.index(job[0]))  # the order asked for, across grids
+    order = {id(ref): number for number, ref in enumerate(cells)}
+    jobs.sort(key=lambda job: order[id(job[0])])  # the order asked for, across grids
     numerics, done, said = repr(current()), 0, start
     run = joblib.Parallel(n_jobs=max(1, min(len(os.sched_getaffinity(0)), len(jobs))),
                           return_as="generator_unordered")
