@@ -1,4 +1,5 @@
-"""The claims' rules (tracefile/claims.py, tracefile/schemas/stream_claims.py): each verdict
+"""The claims' rules (engine/experiments/*/claims.py) against their declarations
+(tracefile/schemas/*_claims.py): each verdict
 each rule can give, reached from made-up values, and every claim declared with words a page
 can show. A rule reads values by their trace paths, so the made-up values are served the same
 way (``resolver``)."""
@@ -10,17 +11,26 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from paths import RECORDS_DIR
 
-from tracefile.claims import VERDICTS, ArmEvidence
-from tracefile.schemas import gradient_claims as gradient_rules
-from tracefile.schemas import stream_claims as rules
-from tracefile.schemas.stream_claims import (
-    CLAIMS,
+from engine.errors import EngineError
+from engine.experiments.claims import decide, decide_claims
+from engine.experiments.gradient_flow import claims as gradient_rules
+from engine.experiments.residual_stream import claims as rules
+from engine.experiments.residual_stream.claims import (
+    RULES,
+    ArmEvidence,
     deep_plain_fails,
     depth_helps,
     postnorm_needs_warmup,
     postnorm_tuned_better,
 )
+from tracefile.claims import VERDICTS
+from tracefile.errors import TraceError
+from tracefile.parser import load_trace, parse_trace
+from tracefile.schemas import SCHEMAS
+from tracefile.schemas.gradient_claims import CLAIMS as GRADIENT_CLAIMS
+from tracefile.schemas.stream_claims import CLAIMS
 
 UNIGRAM, FORMAT_ONLY = 2.5, 2.0
 TRAINING = [claim for claim in CLAIMS if claim.section in ("trainability", "norm-placement")]
@@ -115,13 +125,13 @@ def test_every_claim_is_declared_once_with_words_a_page_can_show() -> None:
                                                                           claim.section)
         assert not re.search(r"[0-9]", claim.words + claim.rule), claim.key
     for claim in TRAINING:
-        assert claim.decide(evidence()) == "inconclusive"  # no arm to compare
+        assert decide(RULES[claim.key], evidence()) == "inconclusive"  # no arm to compare
 
 
 def test_a_rule_gives_only_the_four_verdicts() -> None:
     grids = [depths(1.5, 1.3, 1.1), postnorm(2.5, 1.3, 2.5),
              evidence(*plain_and_residual(2.5, 1.2))]
-    assert {claim.decide(grid) for claim in TRAINING for grid in grids} <= set(VERDICTS)
+    assert {decide(RULES[claim.key], grid) for claim in TRAINING for grid in grids} <= set(VERDICTS)
 
 
 @pytest.mark.parametrize(("rule", "values", "verdict"), [
@@ -193,8 +203,8 @@ def test_residual_trains_deeper_at_the_same_start(residual, verdict) -> None:
 
 def test_a_gradients_claim_whose_arms_are_missing_is_inconclusive() -> None:
     grid = stacks(plain_default_8=spread(0.5))
-    training = [claim for claim in gradient_rules.CLAIMS[1:] if claim.section == "training"]
-    assert {claim.decide(grid) for claim in training} == {"inconclusive"}
+    training = [claim for claim in GRADIENT_CLAIMS[1:] if claim.section == "training"]
+    assert {decide(gradient_rules.RULES[claim.key], grid) for claim in training} == {"inconclusive"}
 
 
 def clipping(default: int = 5, clipped: tuple[int, float] = (0, 0.5),
@@ -231,5 +241,37 @@ def test_clipping_runs_without_a_model_are_inconclusive() -> None:
     values = {"CLIP-CONFIG.stacks": ("residual-default-8",),
               "CLIP-BEST[residual-default-8].model": "residual-default",
               "CLIP-BEST[residual-default-8].depth": 8}
-    claim = next(c for c in gradient_rules.CLAIMS if c.key == "clipping-tames-explosion")
-    assert claim.decide(resolver(values)) == "inconclusive"
+    rule = gradient_rules.RULES["clipping-tames-explosion"]
+    assert decide(rule, resolver(values)) == "inconclusive"
+
+
+LABS = [("residual-stream-v3", rules.RULES), ("gradient-flow-v3", gradient_rules.RULES)]
+
+
+@pytest.mark.parametrize(("trace_id", "lab_rules"), LABS, ids=[lab for lab, _ in LABS])
+def test_each_lab_has_one_rule_per_declared_claim_and_they_give_the_recorded_verdicts(
+        trace_id: str, lab_rules: dict[str, Any]) -> None:
+    trace = load_trace(RECORDS_DIR / SCHEMAS[trace_id].file_name)
+    assert list(lab_rules) == [claim.key for claim in SCHEMAS[trace_id].claims]
+    assert {key: decide(rule, trace.resolve) for key, rule in lab_rules.items()} == {
+        key: trace.resolve(f"CLAIM[{key}].verdict") for key in lab_rules}
+
+
+def test_claims_are_decided_only_by_rules_naming_exactly_the_declared_claims() -> None:
+    schema = SCHEMAS["gradient-flow-v3"]
+    missing = dict(list(gradient_rules.RULES.items())[1:])
+    with pytest.raises(EngineError, match=r"rules for residual-trains-deeper, .*declares "
+                                          r"plain-degrades, residual-trains-deeper"):
+        decide_claims(schema, object(), missing)
+
+
+def test_the_parser_checks_a_verdicts_words_and_never_decides_it_again() -> None:
+    text = (RECORDS_DIR / SCHEMAS["residual-stream-v3"].file_name).read_text(encoding="utf-8")
+    flipped = text.replace("CLAIM key=stream-is-sum verdict=supports",
+                           "CLAIM key=stream-is-sum verdict=contradicts")
+    assert flipped != text
+    trace = parse_trace(flipped, "flipped.trace")  # only a fresh run tells (records --verify)
+    assert trace.resolve("CLAIM[stream-is-sum].verdict") == "contradicts"
+    dropped = text.replace("CLAIM key=stream-is-sum verdict=supports\n", "")
+    with pytest.raises(TraceError, match="stream-is-sum"):
+        parse_trace(dropped, "dropped.trace")

@@ -1,19 +1,15 @@
-"""Claims a lab tests, each with the rule that turns its measurements into a verdict.
+"""Claims a lab tests, as the trace contract declares them: words, section and rule in words.
 
-Contract: a ``Claim`` is declared once, in the trace contract, with its words, the page section
-that runs it, the rule in words, and the rule as a function of the trace's values (a path
-resolver) returning one of ``VERDICTS``. The engine's results get their verdicts from the
-rules applied to the trace they write (``tracefile.writer.decide_claims``), and parsing a
-trace applies them again (each schema declares one invariant per claim), so a verdict that
-does not follow from the numbers beside it never parses. A training claim's rule compares
-spreads over seeds, never one run (``Evidence``): where spreads overlap it is
-``inconclusive``, as is any claim whose grid lacks an arm it compares.
+Contract: a ``Claim`` names a claim (its key in the trace's ``CLAIM`` records), the words a page
+shows, the page section that runs it and its rule in words. The rule itself, as code, lives with
+the experiment that decides it (``engine/experiments/*/claims.py``), which records each verdict
+once; the parser checks only that every declared claim has exactly one verdict, one of
+``VERDICTS`` (``verdict_words``), and never decides a claim again.
 """
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,77 +17,13 @@ VERDICTS = ("supports", "qualifies", "contradicts", "inconclusive")
 
 
 @dataclass(frozen=True)
-class ArmEvidence:
-    """One arm of a training grid: an architecture at one setting, over several seeds."""
-
-    arm: str
-    variant: str
-    norm: str
-    depth: int
-    lr: float
-    warmup: int
-    finals: tuple[float, ...]  # final validation loss of each seed
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.finals)
-
-    def beats(self, other: ArmEvidence) -> bool:
-        """Every seed of this arm ends lower than every seed of ``other``."""
-        return max(self.finals) < min(other.finals)
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What the rules read: the grid's arms and the corpus's yardsticks."""
-
-    arms: tuple[ArmEvidence, ...]
-    unigram: float
-    format_only: float
-
-    def of(self, variant: str, norm: str, depth: int) -> list[ArmEvidence]:
-        return [a for a in self.arms if (a.variant, a.norm, a.depth) == (variant, norm, depth)]
-
-    def best(self, variant: str, norm: str, depth: int) -> ArmEvidence:
-        """The architecture's arm with the lowest median (its best learning rate)."""
-        arms = self.of(variant, norm, depth)
-        if not arms:
-            raise MissingArms(f"no {variant} {norm}-norm arm of depth {depth}")
-        return min(arms, key=lambda a: (a.median, a.arm))
-
-    def trains(self, arm: ArmEvidence) -> bool:
-        """Every seed ends below the format-only loss: it learned some of the addition."""
-        return max(arm.finals) < self.format_only
-
-    def fails(self, arm: ArmEvidence) -> bool:
-        """No seed ends below the format-only loss."""
-        return min(arm.finals) >= self.format_only
-
-    def depths(self, variant: str, norm: str) -> list[int]:
-        return sorted({a.depth for a in self.arms if (a.variant, a.norm) == (variant, norm)})
-
-
-class MissingArms(LookupError):
-    """The grid lacks an arm a rule compares: the claim is then inconclusive."""
-
-
-@dataclass(frozen=True)
 class Claim:
-    """One claim: its key in the trace, its words, the section that runs it and its rule."""
+    """One claim: its key in the trace, its words, the section that runs it, its rule in words."""
 
     key: str
     words: str
     section: str
     rule: str
-    rule_function: Callable[[Callable[[str], Any]], str]
-
-    def decide(self, get: Callable[[str], Any]) -> str:
-        """The verdict from the values ``get`` resolves; ``inconclusive`` when the grid lacks
-        what the rule compares."""
-        try:
-            return self.rule_function(get)
-        except MissingArms:
-            return "inconclusive"
 
 
 @dataclass(frozen=True)
@@ -102,16 +34,11 @@ class ClaimVerdict:
     verdict: str
 
 
-def median(values: Iterable[float]) -> float:
-    return statistics.median(list(values))
-
-
-def evidence_from_trace(get: Callable[[str], Any]) -> Evidence:
-    """The training grid as a trace holds it (``ARM`` records named by
-    ``TRAINING-CONFIG.arm-names``, the ``CORPUS`` yardsticks)."""
-    arms = get("TRAINING-CONFIG.arm-names")
-    found = tuple(ArmEvidence(name, get(f"ARM[{name}].variant"), get(f"ARM[{name}].norm"),
-                              get(f"ARM[{name}].depth"), get(f"ARM[{name}].lr"),
-                              get(f"ARM[{name}].warmup"), get(f"ARM[{name}].final-validation"))
-                  for name in arms)
-    return Evidence(found, get("CORPUS.unigram"), get("CORPUS.format-only"))
+def verdict_words(claims: tuple[Claim, ...]) -> Callable[[Callable[[str], Any]], tuple[Any, Any]]:
+    """The sides of the invariant "each declared claim's verdict is a verdict word": a missing
+    CLAIM record cannot be evaluated, a stray word differs from its side."""
+    def sides(get: Callable[[str], Any]) -> tuple[Any, Any]:
+        told = [(c.key, get(f"CLAIM[{c.key}].verdict")) for c in claims]
+        return told, [(key, verdict if verdict in VERDICTS else " or ".join(VERDICTS))
+                      for key, verdict in told]
+    return sides

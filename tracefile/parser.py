@@ -19,7 +19,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from tracefile.errors import TraceError, shorten
+from tracefile.errors import TraceError, TracePathError, shorten
 from tracefile.frame import check_frame, decode, identify, split_lines
 from tracefile.schema import Record, RecordSpec, TraceSchema, field_name
 from tracefile.schemas import SCHEMAS
@@ -105,6 +105,8 @@ def check_invariants(trace: Trace, lines: dict[str, int],
     for invariant in trace.schema.invariants:
         try:
             left, right = invariant.sides(trace.resolve)
+        except TracePathError as err:  # a record or key it reads is missing
+            left, right = f"cannot be evaluated ({err.message})", "a value"
         except (ArithmeticError, ValueError, TypeError, IndexError) as err:
             left, right = f"cannot be evaluated ({err})", "a value"
         if left != right or type(left) is not type(right):

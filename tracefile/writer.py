@@ -11,12 +11,10 @@ newline. The text is then parsed back with the same schema, so nothing the site 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection
 from types import SimpleNamespace
 from typing import Any
 
-from tracefile.claims import ClaimVerdict
 from tracefile.errors import TraceError, TraceWriteError
 from tracefile.parser import parse_trace
 from tracefile.schema import RecordSpec, TraceSchema
@@ -76,15 +74,3 @@ def render_trace(schema: TraceSchema, results: Any) -> str:
         raise TraceWriteError(f"the written trace breaks its own grammar: {error}") from None
     return text
 
-
-def decide_claims(schema: TraceSchema, results: Any) -> Any:
-    """``results`` with its ``claims`` decided: each claim's rule applied to the trace these
-    results write (with their verdicts yet to come, and no invariant on them checked)."""
-    pending = tuple(ClaimVerdict(claim.key, "inconclusive") for claim in schema.claims)
-    provisional = dataclasses.replace(results, claims=pending)
-    unchecked = dataclasses.replace(schema, invariants=tuple(
-        i for i in schema.invariants if not i.record.startswith("CLAIM")))
-    trace = parse_trace(render_trace(unchecked, provisional), "<claims>", unchecked)
-    verdicts = tuple(ClaimVerdict(claim.key, claim.decide(trace.resolve))
-                     for claim in schema.claims)
-    return dataclasses.replace(results, claims=verdicts)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+from engine.experiments.claims import decide_claims
+from engine.experiments.gradient_flow.claims import RULES
 from engine.experiments.gradient_flow.clipping import Clipping, ClippingConfig, gradient_clipping
 from engine.experiments.gradient_flow.explorer import Explorer, ExplorerConfig, explorer_grid
 from engine.experiments.gradient_flow.identity import IdentityConfig, IdentityFit, identity_fit
@@ -31,7 +33,6 @@ from engine.experiments.gradient_flow.training import StackTrainingConfig, Train
 from engine.numerics import Numerics, current
 from tracefile.claims import ClaimVerdict
 from tracefile.schemas.gradient_flow import SCHEMA
-from tracefile.writer import decide_claims
 
 #: The lab's seed (the chapter's number); the experiments without randomness ignore it.
 LAB_SEED = 24
@@ -71,4 +72,4 @@ def gradient_flow_results(seed: int = LAB_SEED, training: StackTrainingConfig | 
         identity=identity_fit(IdentityConfig()),
         clipping=gradient_clipping(clipping or ClippingConfig(), sys.stderr),
         explorer=explorer_grid(seed, ExplorerConfig()),
-    ))
+    ), RULES)

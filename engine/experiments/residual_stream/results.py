@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.data import ArithmeticCorpus
+from engine.experiments.claims import decide_claims
+from engine.experiments.residual_stream.claims import RULES
 from engine.experiments.residual_stream.common import LabProgress
 from engine.experiments.residual_stream.cost import (
     Flops,
@@ -65,7 +67,6 @@ from engine.experiments.residual_stream.training import (
 from engine.numerics import Numerics, current
 from tracefile.claims import ClaimVerdict
 from tracefile.schemas.residual_stream import SCHEMA
-from tracefile.writer import decide_claims
 
 #: The lab's seed (the chapter's number).
 LAB_SEED = 24
@@ -171,4 +172,4 @@ def _analyses(corpus: ArithmeticCorpus, seed: int, facts: CorpusFacts, trained: 
         current(), facts, trained, longer, Analysis(residual.curve, plain.curve, config.sequences,
                                  int(targets.size)),
         summed, lens, exits, cut, pruned, swaps, quantized, precise, counts, memory, intense,
-        shortcuts))
+        shortcuts), RULES)

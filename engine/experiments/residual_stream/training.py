@@ -23,9 +23,9 @@ import numpy as np
 from engine.data import ArithmeticCorpus
 from engine.experiments import grid
 from engine.experiments.residual_stream.cells import Setting, TrainingCell, load_model, train_cell
+from engine.experiments.residual_stream.claims import ArmEvidence, Evidence
 from engine.experiments.residual_stream.common import LabProgress, Vector
 from engine.models import Decoder
-from tracefile.claims import ArmEvidence, Evidence
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,123 @@
+"""The gradients lab's rules: each claim the trace declares (tracefile/schemas/gradient_claims.py),
+decided from the values its results write (``engine.experiments.claims``).
+
+Most rules read the trainability grid: plain and residual stacks, each with each
+initialization of its output projections, at every depth and learning rate, every arm over
+the same seeds; the others read the identity fit and the clipping runs, summarised the same
+way. An architecture (variant, initialization, depth) is judged at its own best
+learning rate, the arm with the lowest median final loss; one beats another when each of its
+seeds ends lower than every seed of the other.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+from engine.experiments.claims import MissingArms
+
+Get = Callable[[str], Any]
+
+
+def _finals(get: Get) -> dict[tuple[str, str, int], tuple[float, ...]]:
+    """Each architecture's final losses at its best learning rate, by (variant, init, depth)."""
+    best: dict[tuple[str, str, int], tuple[float, float, tuple[float, ...]]] = {}
+    for name in get("TRAINING-CONFIG.arm-names"):
+        arm = f"ARM[{name}]"
+        key = (get(f"{arm}.variant"), get(f"{arm}.init"), get(f"{arm}.depth"))
+        finals = get(f"{arm}.final-loss")
+        median = statistics.median(finals)
+        if key not in best or (median, name) < best[key][:2]:
+            best[key] = (median, name, finals)
+    return {key: value[2] for key, value in best.items()}
+
+
+def _beats(one: tuple[float, ...], other: tuple[float, ...]) -> bool:
+    return max(one) < min(other)
+
+
+def _compare(one: tuple[float, ...] | None, other: tuple[float, ...] | None) -> str:
+    if one is None or other is None:
+        raise MissingArms("an architecture the rule compares is not in the grid")
+    return "supports" if _beats(one, other) else "contradicts" if _beats(other, one) else (
+        "inconclusive")
+
+
+def plain_degrades(get: Get) -> str:
+    plain = sorted((key[2], finals) for key, finals in _finals(get).items()
+                   if key[:2] == ("plain", "default"))
+    steps = list(itertools.pairwise(plain))
+    if not steps:
+        raise MissingArms("no plain stacks of several depths")
+    worse = [_beats(shallow, deep) for (_, shallow), (_, deep) in steps]
+    better = [_beats(deep, shallow) for (_, shallow), (_, deep) in steps]
+    return "supports" if any(worse) else "contradicts" if all(better) else "inconclusive"
+
+
+def _deepest(finals: dict[tuple[str, str, int], tuple[float, ...]]) -> int:
+    if not finals:
+        raise MissingArms("no arm")
+    return max(key[2] for key in finals)
+
+
+def residual_trains_deeper(get: Get) -> str:
+    finals = _finals(get)
+    depth = _deepest(finals)
+    return _compare(finals.get(("residual", "default", depth)),
+                    finals.get(("plain", "default", depth)))
+
+
+def identity_start_helps(get: Get) -> str:
+    finals = _finals(get)
+    depth = _deepest(finals)
+    return _compare(finals.get(("residual", "zero", depth)),
+                    finals.get(("residual", "default", depth)))
+
+
+def identity_hard_for_plain(get: Get) -> str:
+    best = {model: f"IDENTITY-BEST[{model}]" for model in get("IDENTITY-CONFIG.models")}
+    if not {"plain-default", "residual-default", "residual-zero"} <= set(best):
+        raise MissingArms("the identity fit needs the plain block and both residual blocks")
+    plain, residual = best["plain-default"], best["residual-default"]
+    if get(f"{plain}.median") <= get(f"{residual}.median"):
+        return "contradicts"
+    starts_there = get(f"{best['residual-zero']}.high") == 0.0
+    beats = get(f"{residual}.high") < get(f"{plain}.low")
+    return "supports" if starts_there and beats else "inconclusive"
+
+
+def clipping_tames_explosion(get: Get) -> str:
+    best: dict[tuple[str, int], str] = {}
+    for stack in get("CLIP-CONFIG.stacks"):
+        record = f"CLIP-BEST[{stack}]"
+        best[(get(f"{record}.model"), get(f"{record}.depth"))] = record
+    depths = sorted({depth for _, depth in best})
+    wanted = [(model, depth) for depth in depths
+              for model in ("residual-default", "residual-default-clipped", "residual-zero")]
+    if not depths or any(key not in best for key in wanted):
+        raise MissingArms("the clipping runs need all three models at every depth")
+    seeds, zero = len(get("CLIP-CONFIG.seeds")), get("CLIP-CONFIG.zero-loss")
+
+    def trained(model: str, depth: int) -> bool:
+        record = best[(model, depth)]
+        return get(f"{record}.diverged") == 0 and get(f"{record}.high") < zero
+
+    if not all(trained("residual-zero", d) and get(
+            f"{best[('residual-default', d)]}.diverged") == seeds for d in depths):
+        return "inconclusive"  # no working control, or nothing explodes to be tamed
+    if any(get(f"{best[('residual-default-clipped', d)]}.diverged") for d in depths):
+        return "contradicts"
+    return ("supports" if all(trained("residual-default-clipped", d) for d in depths)
+            else "qualifies")
+
+
+
+RULES = {
+    "plain-degrades": plain_degrades,
+    "residual-trains-deeper": residual_trains_deeper,
+    "identity-start-helps": identity_start_helps,
+    "identity-hard-for-plain": identity_hard_for_plain,
+    "clipping-tames-explosion": clipping_tames_explosion,
+}
