@@ -74,12 +74,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement")
     repeat = parser.parse_args().repeat
 
-    from engine.trace import render_trace
+    from engine.trace import trace_text
     from tracefile import frame, parse_trace
     from tracefile.errors import TraceError
 
-    text = render_trace()
-    print(f"engine render_trace        {timed(render_trace, repeat):8.3f}s")
+    text = trace_text()
+    print(f"engine trace_text           {timed(trace_text, repeat):8.3f}s")
     print(f"parse_trace (valid)        {timed(lambda: parse_trace(text), repeat):8.4f}s")
     long_line = text.replace("PROOF ", "PROOF " + "x" * 10_000_000 + "=1 ", 1)
 

@@ -167,12 +167,12 @@ def _run(args: argparse.Namespace) -> None:
 
         _emit(render_report(), args.output, "report")
         return
-    from engine.trace import CHAPTER_TRACE, experiment, render_trace
+    from engine.trace import CHAPTER_TRACE, experiment, trace_text
 
     if args.report is not None and args.trace_id != CHAPTER_TRACE:
         raise EngineError(f"--report goes with {CHAPTER_TRACE}, whose learner report it is")
     results = experiment(args.trace_id)()
-    _emit(render_trace(args.trace_id, results), args.output, "trace")
+    _emit(trace_text(args.trace_id, results), args.output, "trace")
     if args.report is not None:
         from engine.report import render_report
 

@@ -101,12 +101,12 @@ def _known(trace_ids: Iterable[str] | None) -> list[str]:
 def recompute(trace_id: str, progress: TextIO) -> dict[str, bytes]:
     """Trace ``trace_id``'s files from a fresh run of its producer (cells from the cache)."""
     from engine.report import render_report
-    from engine.trace import experiment, render_trace
+    from engine.trace import experiment, trace_text
 
     start = time.perf_counter()
     print(f"record: computing {trace_id} …", file=progress, flush=True)
     results = experiment(trace_id)()
-    files = {SCHEMAS[trace_id].file_name: render_trace(trace_id, results).encode()}
+    files = {SCHEMAS[trace_id].file_name: trace_text(trace_id, results).encode()}
     if trace_id == CHAPTER_TRACE:
         files[REPORT_NAME] = render_report(results).encode()
     print(f"record: {trace_id} computed in {time.perf_counter() - start:.1f} s",

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from engine.errors import format_shape
-from engine.fixtures import ChapterResults, chapter_results
 from engine.gradcheck import GradcheckResult
+from engine.worked_example import ChapterResults, chapter_results
 from tracefile.values import write_value
 
 

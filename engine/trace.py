@@ -1,9 +1,10 @@
-"""The engine's traces: each experiment's results written by its declaration in ``tracefile``.
+"""The engine's traces: which function computes each, and its text.
 
 Contract: every trace declared in ``tracefile.schemas.SCHEMAS`` names the engine function that
-computes its frozen results (``producer``); ``render_trace(trace_id, results=None)`` writes
-those results (by default a fresh run) through ``tracefile.writer``, which declares the layout
-once for the engine and the site. A value the trace cannot hold raises `EngineError` naming the
+computes its frozen results (``producer``, found by ``experiment``); ``trace_text(trace_id,
+results=None)`` hands those results (by default a fresh run) to the one trace writer,
+``tracefile.writer.render_trace``, which follows the layout declared once for the engine and
+the site. A value the trace cannot hold raises `EngineError` naming the
 record and key; same inputs, same bytes.
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 from engine.errors import EngineError
 from tracefile.errors import TraceWriteError
 from tracefile.schemas import CHAPTER_TRACE, SCHEMAS
-from tracefile.writer import render_trace as write_trace
+from tracefile.writer import render_trace
 
 
 def experiment(trace_id: str) -> Callable[[], Any]:
@@ -29,10 +30,10 @@ def experiment(trace_id: str) -> Callable[[], Any]:
     return getattr(importlib.import_module(module), function)
 
 
-def render_trace(trace_id: str = CHAPTER_TRACE, results: Any = None) -> str:
+def trace_text(trace_id: str = CHAPTER_TRACE, results: Any = None) -> str:
     """The complete trace ``trace_id`` for ``results`` (by default, a fresh run)."""
     run = experiment(trace_id)
     try:
-        return write_trace(SCHEMAS[trace_id], run() if results is None else results)
+        return render_trace(SCHEMAS[trace_id], run() if results is None else results)
     except TraceWriteError as error:
         raise EngineError(f"trace {trace_id}: {error}") from None

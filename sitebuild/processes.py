@@ -1,46 +1,53 @@
 """Child processes that never outlive the build: engine runs, MkDocs and Zensical, serve's
 renders.
 
-Contract: ``child_command(module, args)`` runs ``python -m MODULE ARGS`` through this module,
-which first has the kernel kill it when the build dies (Linux's ``PR_SET_PDEATHSIG``,
-``die_with``), then execs the module unchanged.
+Contract: ``child_command(module, args)`` is the command that runs ``python -m MODULE ARGS``
+through this module, which runs nothing if the build (its parent) is already gone, and
+otherwise runs the module as ``__main__`` while a thread watches the parent: the moment it dies,
+even by SIGKILL, which no ``finally`` of the build survives to act on, the child exits.
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
-import signal
+import runpy
 import sys
+import threading
 from collections.abc import Sequence
 from typing import NoReturn
 
-#: prctl's option that has the kernel signal this process when its parent dies.
-PR_SET_PDEATHSIG = 1
-# The standard library has no call for this request and no maintained package wraps it alone.
-_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
-
-
-def die_with(parent: int) -> None:
-    """Be killed (SIGKILL) when the parent dies; exit now if ``parent`` (a pid) is gone."""
-    if _LIBC is not None:
-        _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != parent:  # it died before the request
-            os._exit(1)
+#: How often the child looks for its parent (a killed build's children end within this).
+WATCH_SECONDS = 0.05
+#: The exit status of a child whose build died.
+ORPHANED = 1
 
 
 def child_command(module: str, args: Sequence[str]) -> list[str]:
-    """The command that runs ``python -m module *args``, killed when this process dies. (Not
-    ``subprocess``'s ``preexec_fn``: it runs Python between fork and exec, unsafe beside
-    threads, and runs at-fork hooks where Python drops a SIGTERM's exception.)"""
+    """The command that runs ``python -m module *args`` and ends when this process dies."""
     return [sys.executable, "-m", __name__, str(os.getpid()), module, *args]
 
 
+def watch(parent: int) -> None:
+    """Exit at once (no cleanup: the build that would want it is dead) when ``parent`` is no
+    longer this process's parent; the orphan is handed to another process, so its parent id
+    changes."""
+    def orphaned() -> None:
+        while os.getppid() == parent:
+            threading.Event().wait(WATCH_SECONDS)
+        os._exit(ORPHANED)
+
+    if os.getppid() != parent:  # it died before the child started
+        os._exit(ORPHANED)
+    threading.Thread(target=orphaned, name="watch-parent", daemon=True).start()
+
+
 def main(argv: list[str]) -> NoReturn:
-    """``PID MODULE ARGS...``: die with PID, then become ``python -m MODULE ARGS``."""
+    """``PID MODULE ARGS...``: watch PID, then run ``python -m MODULE ARGS``'s code."""
     parent, module, *args = argv
-    die_with(int(parent))
-    os.execv(sys.executable, [sys.executable, "-m", module, *args])
+    watch(int(parent))
+    sys.argv = [module, *args]  # runpy puts the module's file first, as ``python -m`` does
+    runpy.run_module(module, run_name="__main__", alter_sys=True)
+    sys.exit(0)
 
 
 if __name__ == "__main__":

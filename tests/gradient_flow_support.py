@@ -12,7 +12,7 @@ from functools import cache
 from engine.experiments.gradient_flow import GradientFlowResults, gradient_flow_results
 from engine.experiments.gradient_flow.clipping import ClippingConfig
 from engine.experiments.gradient_flow.training import StackTrainingConfig
-from engine.trace import render_trace
+from engine.trace import trace_text
 
 TRACE_ID = "gradient-flow-v3"
 #: The grid cut to the runs the page's curves show.
@@ -29,4 +29,4 @@ def lab_results() -> GradientFlowResults:
 
 @cache
 def lab_trace() -> str:
-    return render_trace(TRACE_ID, lab_results())
+    return trace_text(TRACE_ID, lab_results())

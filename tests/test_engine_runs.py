@@ -45,7 +45,7 @@ def test_a_job_key_follows_the_engine_and_the_trace_contract(tmp_path: Path) -> 
     (root / "engine" / "__pycache__").mkdir(exist_ok=True)
     (root / "engine" / "__pycache__" / "x.pyc").write_bytes(b"bytecode")
     assert engine_runs.job_key(root, job(CHAPTER)) == before
-    for edited in ("engine/fixtures/stack.py", "tracefile/schema.py"):
+    for edited in ("engine/worked_example/stack.py", "tracefile/schema.py"):
         with (root / edited).open("a") as f:
             f.write("\n# edited\n")
         assert engine_runs.job_key(root, job(CHAPTER)) != before, edited

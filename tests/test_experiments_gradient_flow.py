@@ -33,7 +33,7 @@ from engine.experiments.gradient_flow.scalar import TenLayersConfig, depth_gradi
 from engine.experiments.gradient_flow.silent import SilentConfig, silent_branches
 from engine.experiments.gradient_flow.sweep import SweepConfig, depth_sweep
 from engine.experiments.gradient_flow.training import StackTrainingConfig, trainability
-from engine.fixtures import constants as c
+from engine.worked_example import constants as c
 
 # Both modules run the whole lab once (gradient_flow_support); one worker of the parallel fast
 # loop takes them all, so it runs once there too.

@@ -16,8 +16,9 @@ from paths import ROOT
 
 OURS = ("engine", "tracefile", "diagrams", "sitebuild")
 CHECKED = ("sitebuild", "diagrams", "tracefile", "engine", "build_site.py")
-#: The interpreter's documented hook for exceptions it cannot raise (sitebuild.interrupts).
-DOCUMENTED_HOOKS = {"sys.unraisablehook"}
+#: The interpreter's documented hook for exceptions it cannot raise (sitebuild.interrupts), and
+#: the command line a module run by ``runpy`` reads, as ``python -m`` sets it (sitebuild.processes).
+DOCUMENTED_HOOKS = {"sys.unraisablehook", "sys.argv"}
 #: Public despite the underscore: the documented exit without clean-up, for a forked child.
 DOCUMENTED_PRIVATE = {"os._exit"}
 

@@ -9,8 +9,8 @@ import pytest
 from golden_support import assert_matches_golden
 from paths import GOLDEN_REPORT
 
-from engine.fixtures import chapter_results
 from engine.report import render_report
+from engine.worked_example import chapter_results
 
 
 def test_report_matches_golden_byte_for_byte():

@@ -11,8 +11,8 @@ from golden_support import assert_matches_golden
 from paths import GOLDEN_TRACE
 
 from engine.errors import EngineError
-from engine.fixtures import ScaledOutput, chapter_results
-from engine.trace import CHAPTER_TRACE, render_trace
+from engine.trace import CHAPTER_TRACE, trace_text
+from engine.worked_example import ScaledOutput, chapter_results
 from tracefile.schemas import SCHEMAS
 from tracefile.values import ValueProblem, write_value
 
@@ -32,18 +32,18 @@ def declared_order(results: object) -> list[str]:
 
 
 def test_trace_matches_golden_byte_for_byte():
-    assert_matches_golden(render_trace(), GOLDEN_TRACE, "render_trace()")
+    assert_matches_golden(trace_text(), GOLDEN_TRACE, "trace_text()")
 
 
 def test_a_changed_result_fails_the_trace_gate():
     changed = dataclasses.replace(chapter_results(), replay_bitwise=False)
     expected = re.escape("-REPLAY bitwise=true\n+REPLAY bitwise=false")
     with pytest.raises(AssertionError, match=expected):
-        assert_matches_golden(render_trace(CHAPTER_TRACE, changed), GOLDEN_TRACE, "render_trace()")
+        assert_matches_golden(trace_text(CHAPTER_TRACE, changed), GOLDEN_TRACE, "trace_text()")
 
 
 def test_trace_layout_follows_the_grammar():
-    text = render_trace()
+    text = trace_text()
     assert text.endswith("\n") and not text.endswith("\n\n") and "\r" not in text
     lines = text.split("\n")[:-1]
     assert lines[0] == HEADER == "TRACE residual-connections-v2 BEGIN"
@@ -56,7 +56,7 @@ def test_trace_layout_follows_the_grammar():
 
 def test_gradcheck_record_carries_the_real_max_error():
     results = chapter_results()
-    line = next(line for line in render_trace(CHAPTER_TRACE, results).splitlines()
+    line = next(line for line in trace_text(CHAPTER_TRACE, results).splitlines()
                 if "GRADCHECK" in line)
     assert f"max-error={results.gradcheck.max_error!r} " in line
     assert float(line.split("max-error=")[1].split()[0]) == results.gradcheck.max_error
@@ -100,7 +100,7 @@ def test_value_writers():
 def test_trace_renders_the_results_it_is_given():
     results = chapter_results()
     failed = dataclasses.replace(results, replay_bitwise=False)
-    assert "\nREPLAY bitwise=false\n" in render_trace(CHAPTER_TRACE, failed)
+    assert "\nREPLAY bitwise=false\n" in trace_text(CHAPTER_TRACE, failed)
 
 
 @pytest.mark.parametrize(("change", "message"), [
@@ -113,12 +113,12 @@ def test_trace_renders_the_results_it_is_given():
 def test_the_writer_refuses_what_the_reader_would_reject(change, message):
     broken = dataclasses.replace(chapter_results(), **change)
     with pytest.raises(EngineError, match=message):
-        render_trace(CHAPTER_TRACE, broken)
+        trace_text(CHAPTER_TRACE, broken)
 
 
 def test_an_unknown_trace_is_named():
     with pytest.raises(EngineError, match=r"no trace 'nope-v1'.*residual-connections-v2"):
-        render_trace("nope-v1")
+        trace_text("nope-v1")
 
 
 def test_each_labs_records_are_grouped_by_the_experiment_that_writes_them() -> None:
@@ -136,7 +136,7 @@ def test_an_experiments_lines_are_its_lines_of_the_trace() -> None:
     from tracefile.writer import experiment_lines
 
     results, schema = chapter_results(), SCHEMAS[CHAPTER_TRACE]
-    trace = render_trace(CHAPTER_TRACE, results).splitlines(keepends=True)
+    trace = trace_text(CHAPTER_TRACE, results).splitlines(keepends=True)
     printed = experiment_lines(schema, "primary", results.primary)
     assert printed.splitlines()[0].startswith("FORWARD ")
     assert printed == "".join(line for line in trace

@@ -1,7 +1,7 @@
 """``residual-connections-v2``: the chapter's merge, its edge cases, the stack and the checks.
 
 One ``Key`` per traced value. ``source`` paths point into the engine's ``ChapterResults``
-(engine/fixtures/chapter.py); the parser ignores them.
+(engine/worked_example/chapter.py); the parser ignores them.
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ INVARIANTS = (
 )
 
 SCHEMA = TraceSchema(
-    "residual-connections", 2, RECORDS, "engine.fixtures.chapter:chapter_results",
+    "residual-connections", 2, RECORDS, "engine.worked_example.chapter:chapter_results",
     title="The chapter",
     doc="the fixtures of the chapter page: the merge, its gradient, edge cases, the stack",
     invariants=INVARIANTS,

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.fixtures.common import Vector, flat
 from engine.optim import SGD
 from engine.tensor import TensorValue
+from engine.worked_example.common import Vector, flat
 
 #: What an overflowed value is written as (with its sign); a flag next to it says it overflowed.
 CAP = sys.float_info.max

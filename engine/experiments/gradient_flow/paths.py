@@ -21,9 +21,9 @@ import numpy as np
 from engine import init
 from engine.experiments.gradient_flow.common import Vector, norm
 from engine.experiments.gradient_flow.graded import grade_gradients, graded_stack
-from engine.fixtures import constants as c
 from engine.nn import Linear, named_linear, residual_add
 from engine.tensor import TensorValue
+from engine.worked_example import constants as c
 
 
 def scaled_stack_gradient(weights: list[np.ndarray], alpha: float, x: np.ndarray,

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.experiments.gradient_flow.common import Vector, flat, gradient_or_zero, norm
-from engine.fixtures import constants as c
 from engine.nn import residual_add
 from engine.ops import mul
 from engine.optim import SGD
 from engine.tensor import TensorValue
+from engine.worked_example import constants as c
 
 CASES = ("zero-weight", "zero-scale", "zero-projection", "all-zero")
 Forward = Callable[[TensorValue], TensorValue]

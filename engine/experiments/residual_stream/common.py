@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.fixtures.common import Vector as Vector  # re-exported to the experiments
 from engine.models import Decoder
 from engine.tensor import TensorValue
+from engine.worked_example.common import Vector as Vector  # re-exported to the experiments
 
 Merge = Callable[[np.ndarray, np.ndarray], np.ndarray]
 AfterBlock = Callable[[int, np.ndarray, np.ndarray], np.ndarray]

@@ -1,4 +1,4 @@
-"""Tests for engine/fixtures: every Chapter 24 figure, asserted exactly (binary fractions)."""
+"""Tests for engine/worked_example: every Chapter 24 figure, asserted exactly (binary fractions)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 import pytest
 from paths import ROOT
 
-from engine.fixtures import (
+from engine.worked_example import (
     bit_pattern,
     branch_probe,
     chapter_results,
@@ -140,9 +140,9 @@ SECTIONS = {
     "engine/ops/_common.py": ["unbroadcast"],
     "engine/ops/elementary.py": ["add-op"],
     "engine/tensor.py": ["backward"],
-    "engine/fixtures/merge.py": ["residual-fixture", "zero-branch"],
-    "engine/fixtures/stack.py": ["residual-stack"],
-    "engine/fixtures/numeric.py": ["residual-gradcheck"],
+    "engine/worked_example/merge.py": ["residual-fixture", "zero-branch"],
+    "engine/worked_example/stack.py": ["residual-stack"],
+    "engine/worked_example/numeric.py": ["residual-gradcheck"],
 }
 
 
@@ -156,7 +156,7 @@ def test_snippet_sections_are_present_and_paired(path, names):
 def test_numeric_objective_agrees_with_matmul_at_the_fixture_point():
     import numpy as np
 
-    from engine.fixtures import squared_residual_objective
+    from engine.worked_example import squared_residual_objective
 
     x, w = np.array([2.0, -1.0]), np.array([[0.5, -1.0], [2.0, 0.25]])
     assert squared_residual_objective(x, w) == float(np.sum((x + x @ w) ** 2)) == 11.5625
