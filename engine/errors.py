@@ -8,6 +8,7 @@ trace writes them: ``[2,2]``, ``[2]``, ``[]`` for a scalar.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 from tracefile.values import write_value
@@ -87,3 +88,25 @@ class ConfigError(EngineError):
 
 class NumericsError(EngineError):
     """The kernels cannot be pinned as asked (numpy already loaded, an unknown mode)."""
+
+
+def is_int(value: object) -> bool:
+    """An integer, numpy's included, that is not a bool (``True`` is an ``Integral`` but never a
+    size, an axis or a seed)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def is_real(value: object) -> bool:
+    """A real number, numpy's included, that is not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def check_int(owner: str, label: str, value: object, low: int = 0,
+              high: int | None = None) -> None:
+    """Raise `ConfigError` unless ``value`` is an int in ``[low, high]`` (no upper end when
+    ``high`` is None), saying so in the words a reader expects."""
+    if is_int(value) and low <= value and (high is None or value <= high):  # type: ignore[operator]
+        return
+    wanted = (f"an int in [{low}, {high}]" if high is not None
+              else "a positive int" if low == 1 else f"an int >= {low}")
+    raise ConfigError(f"{owner}: {label} must be {wanted}, got {value!r}")

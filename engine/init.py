@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import ConfigError
+from engine.errors import ConfigError, check_int, is_int, is_real
 
 
 def normal(rng: np.random.Generator, shape: Sequence[int] | int, std: float) -> np.ndarray:
@@ -68,10 +68,29 @@ def scaled_output(
     """
     _check_rng("scaled_output", rng)
     _check_fans("scaled_output", fan_in, fan_out)
-    if isinstance(layers, bool) or not isinstance(layers, numbers.Integral) or layers < 1:
-        raise ConfigError(f"scaled_output: layers must be a positive int, got {layers!r}")
+    check_int("scaled_output", "layers", layers, 1)
     base = xavier_std(fan_in, fan_out) if std is None else _check_std("scaled_output", std)
     return normal(rng, (fan_in, fan_out), base / math.sqrt(2.0 * layers))
+
+
+#: How a branch's output projection starts (`output_projection`).
+OUTPUT_STARTS = ("default", "scaled", "zero")
+
+
+def output_projection(start: str, rng: np.random.Generator, fan_in: int, fan_out: int,
+                      layers: int) -> np.ndarray:
+    """The matrix whose output joins the stream, ``[fan_in, fan_out]``, as ``start`` says:
+    ``default`` Xavier-normal, ``scaled`` shrunk for ``layers`` blocks (`scaled_output`),
+    ``zero`` all zeros (the branch starts as the zero function, drawing nothing from ``rng``).
+    The one place both the gradients lab's stacks and the decoder start it."""
+    if start == "zero":
+        return zeros((fan_in, fan_out))
+    if start == "scaled":
+        return scaled_output(rng, fan_in, fan_out, layers)
+    if start == "default":
+        return xavier_normal(rng, fan_in, fan_out)
+    raise ConfigError(f"output_projection: start must be one of {', '.join(OUTPUT_STARTS)}; "
+                      f"got {start!r}")
 
 
 def xavier_std(fan_in: int, fan_out: int) -> float:
@@ -88,15 +107,14 @@ def _check_rng(name: str, rng: Any) -> None:
 
 
 def _check_std(name: str, std: Any) -> float:
-    if isinstance(std, bool) or not isinstance(std, numbers.Real) or not 0 <= std < math.inf:
+    if not is_real(std) or not 0 <= std < math.inf:
         raise ConfigError(f"{name}: std must be a finite number >= 0, got {std!r}")
     return float(std)
 
 
 def _check_fans(name: str, fan_in: Any, fan_out: Any) -> None:
     for label, fan in (("fan_in", fan_in), ("fan_out", fan_out)):
-        if isinstance(fan, bool) or not isinstance(fan, numbers.Integral) or fan < 1:
-            raise ConfigError(f"{name}: {label} must be a positive int, got {fan!r}")
+        check_int(name, label, fan, 1)
 
 
 def _check_shape(name: str, shape: Any) -> tuple[int, ...]:
@@ -104,6 +122,6 @@ def _check_shape(name: str, shape: Any) -> tuple[int, ...]:
         sizes = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
     except TypeError:
         sizes = (shape,)  # not iterable: reported below
-    if any(isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 0 for s in sizes):
+    if any(not is_int(s) or s < 0 for s in sizes):
         raise ConfigError(f"{name}: shape must be non-negative ints, got {shape!r}")
     return tuple(int(s) for s in sizes)

@@ -103,3 +103,16 @@ def test_bad_sizes_and_scales_are_refused():
         init.zeros((2, -1))
     with pytest.raises(ConfigError, match=r"^zeros: shape must be non-negative ints"):
         init.zeros(2.5)
+
+
+def test_an_output_projection_starts_one_of_three_ways_in_one_place() -> None:
+    from engine.init import output_projection
+
+    def fresh() -> np.random.Generator:
+        return np.random.default_rng(7)
+
+    assert not output_projection("zero", fresh(), 4, 3, 2).any()
+    default, scaled = (output_projection(s, fresh(), 4, 3, 2) for s in ("default", "scaled"))
+    assert np.array_equal(scaled, default / 2.0)  # 1/sqrt(2·layers), layers = 2
+    with pytest.raises(ConfigError, match="start must be one of default, scaled, zero"):
+        output_projection("xavier", fresh(), 4, 3, 2)

@@ -37,14 +37,13 @@ Reference losses (nats per target token, `ReferenceLosses`):
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
 from engine.data.tokenizer import CharTokenizer
-from engine.errors import ConfigError
+from engine.errors import ConfigError, check_int, is_real
 
 ALPHABET = "0123456789+=;"
 SPLITS = ("train", "validation")
@@ -62,13 +61,9 @@ class CorpusConfig:
     def __post_init__(self) -> None:
         for label, low, high in (("digits", 1, 3), ("problems_per_sequence", 1, 64),
                                  ("seed", 0, 2**63 - 1)):
-            value = getattr(self, label)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not (
-                    low <= value <= high):
-                raise ConfigError(f"CorpusConfig: {label} must be an int in [{low}, {high}], "
-                                  f"got {value!r}")
+            check_int("CorpusConfig", label, getattr(self, label), low, high)
         fraction = self.validation_fraction
-        if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not (
+        if not is_real(fraction) or not (
                 0 < fraction < 1):
             raise ConfigError(f"CorpusConfig: validation_fraction must lie in (0, 1), "
                               f"got {fraction!r}")

@@ -21,14 +21,14 @@ Fields (names as in the lab):
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
-from engine.errors import ConfigError
+from engine.errors import ConfigError, check_int
+from engine.init import OUTPUT_STARTS
 
 VARIANTS = ("residual", "plain")
 NORMS = ("pre", "post")
-OUTPUT_INITS = ("default", "scaled", "zero")
+OUTPUT_INITS = OUTPUT_STARTS  # engine.init.output_projection
 PRECISIONS = ("float64", "float32")
 
 
@@ -51,10 +51,8 @@ class DecoderConfig:
 
     def __post_init__(self) -> None:
         for label in ("vocab_size", "context", "width", "depth", "heads", "mlp_ratio"):
-            _positive_int(label, getattr(self, label))
-        seed = self.seed
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-            raise ConfigError(f"DecoderConfig: seed must be an int >= 0, got {seed!r}")
+            check_int("DecoderConfig", label, getattr(self, label), 1)
+        check_int("DecoderConfig", "seed", self.seed)
         if self.width % self.heads:
             raise ConfigError(f"DecoderConfig: width {self.width} must divide by heads "
                               f"{self.heads}")
@@ -73,8 +71,3 @@ class DecoderConfig:
     @property
     def hidden(self) -> int:
         return self.mlp_ratio * self.width
-
-
-def _positive_int(label: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ConfigError(f"DecoderConfig: {label} must be a positive int, got {value!r}")

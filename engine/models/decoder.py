@@ -97,11 +97,7 @@ class DecoderBlock:
             return named_linear(f"{name}.{weight}", values.astype(config.precision))
 
         def output(slot: int, fan_in: int) -> np.ndarray:
-            if config.output_init == "zero":
-                return init.zeros((fan_in, d))
-            if config.output_init == "scaled":
-                return init.scaled_output(rng(slot), fan_in, d, config.depth)
-            return init.xavier_normal(rng(slot), fan_in, d)
+            return init.output_projection(config.output_init, rng(slot), fan_in, d, config.depth)
 
         self.config = config
         self.attn = CausalSelfAttention(

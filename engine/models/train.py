@@ -17,7 +17,6 @@ already, a caller who did not run it gets them here.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,7 +24,7 @@ from threadpoolctl import threadpool_limits
 
 from engine.allocator import keep_freed_memory
 from engine.data import ArithmeticCorpus
-from engine.errors import ConfigError
+from engine.errors import ConfigError, check_int, is_real
 from engine.models.config import DecoderConfig
 from engine.models.decoder import Decoder
 from engine.optim import Adam
@@ -49,17 +48,13 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         for label in ("steps", "batch_size", "eval_every", "eval_sequences", "curve_points"):
-            value = getattr(self, label)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise ConfigError(f"TrainConfig: {label} must be a positive int, got {value!r}")
+            check_int("TrainConfig", label, getattr(self, label), 1)
         for label in ("warmup", "seed"):
-            value = getattr(self, label)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-                raise ConfigError(f"TrainConfig: {label} must be an int >= 0, got {value!r}")
+            check_int("TrainConfig", label, getattr(self, label))
         for label, low, high in (("lr", 0.0, math.inf), ("clip_norm", 0.0, math.inf),
                                  ("min_lr_ratio", -1e-300, 1.0), ("weight_decay", -1e-300, 1.0)):
             value = getattr(self, label)
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+            if not is_real(value) or not (
                     low < value <= high) or math.isinf(value):
                 raise ConfigError(f"TrainConfig: {label} must be a number in ({low:g}, {high:g}]"
                                   f", got {value!r}")

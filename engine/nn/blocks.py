@@ -17,7 +17,6 @@ Contract (row-vector convention, the stream ``h`` has shape ``[..., d]``):
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from engine import init as initializers
-from engine.errors import ConfigError, ShapeError
+from engine.errors import ConfigError, ShapeError, check_int, is_real
 from engine.nn.linear import Linear, named_linear
 from engine.nn.residual import residual_add
 from engine.ops import gelu, layer_norm, mul, relu, rms_norm, tanh
@@ -35,7 +34,7 @@ ACTIVATIONS: dict[str, Callable[[TensorValue], TensorValue]] = {
     "relu": relu, "gelu": gelu, "tanh": tanh, "identity": lambda h: h,
 }
 VARIANTS = ("plain", "residual", "scaled", "prenorm", "postnorm")
-INITS = ("default", "scaled", "zero")
+INITS = initializers.OUTPUT_STARTS
 NORMS = ("rms", "layer")
 
 
@@ -145,17 +144,13 @@ class BlockStackConfig:
 
     def __post_init__(self) -> None:
         for label in ("depth", "width", "hidden"):
-            size = getattr(self, label)
-            if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
-                raise ConfigError(f"build_stack: {label} must be a positive int, got {size!r}")
-        seed = self.seed
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-            raise ConfigError(f"build_stack: seed must be an int >= 0, got {seed!r}")
+            check_int("build_stack", label, getattr(self, label), 1)
+        check_int("build_stack", "seed", self.seed)
         _choose("build_stack", "variant", self.variant, VARIANTS)
         _choose("build_stack", "activation", self.activation, tuple(ACTIVATIONS))
         _choose("build_stack", "init", self.init, INITS)
         _choose("build_stack", "norm", self.norm, NORMS)
-        if isinstance(self.alpha_init, bool) or not isinstance(self.alpha_init, numbers.Real):
+        if not is_real(self.alpha_init):
             raise ConfigError(f"build_stack: alpha_init must be a number, got {self.alpha_init!r}")
 
 
@@ -194,12 +189,7 @@ def _build_block(config: BlockStackConfig, index: int) -> Block:
     draw_w1 = initializers.he_normal if config.activation in ("relu", "gelu") else (
         initializers.xavier_normal
     )
-    if config.init == "zero":
-        w2 = initializers.zeros((hidden, width))
-    elif config.init == "scaled":
-        w2 = initializers.scaled_output(second, hidden, width, config.depth)
-    else:
-        w2 = initializers.xavier_normal(second, hidden, width)
+    w2 = initializers.output_projection(config.init, second, hidden, width, config.depth)
     variant, norm = config.variant, config.norm
     mlp = MLP(
         named_linear(f"{name}.w1", draw_w1(first, width, hidden)),

@@ -4,12 +4,11 @@ is summed back down."""
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
-from engine.errors import IndicesError, ShapeError, format_shape
+from engine.errors import IndicesError, ShapeError, format_shape, is_int, is_real
 from engine.operands import numeric_array
 from engine.tensor import TensorValue
 
@@ -26,7 +25,7 @@ def lift(operand: Any, op: str) -> TensorValue:
 
 
 def is_number(operand: Any) -> bool:
-    return isinstance(operand, numbers.Real) and not isinstance(operand, bool)
+    return is_real(operand)
 
 
 def broadcast_check(op: str, left: TensorValue, right: TensorValue) -> None:
@@ -53,7 +52,7 @@ def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def check_axis(op: str, a: TensorValue, axis: int) -> int:
-    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+    if not is_int(axis):
         raise TypeError(f"{op}: axis must be an int, got {type(axis).__name__}")
     if not -a.value.ndim <= axis < a.value.ndim:
         raise ShapeError(op, a.shape, None, f"axis {axis} is out of range")

@@ -11,12 +11,11 @@ entries have ``p = 0`` and so get nothing), then ``q̄ = scale · s̄ k`` and ``
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
-from engine.errors import ShapeError
+from engine.errors import ShapeError, is_real
 from engine.ops._common import lift
 from engine.tensor import TensorValue
 
@@ -27,7 +26,7 @@ def attention_probabilities(q: Any, k: Any, scale: float) -> TensorValue:
     if a.value.ndim < 2 or a.shape != b.shape:
         raise ShapeError("attention_probabilities", a.shape, b.shape,
                          "q and k must both have shape [..., T, e]", labels=("q", "k"))
-    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+    if not is_real(scale):
         raise TypeError(f"attention_probabilities: scale must be a real number, got {scale!r}")
     scale = float(scale)
     q_value, k_value = a.value, b.value

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import ShapeError
+from engine.errors import ShapeError, is_int
 from engine.ops._common import lift
 from engine.tensor import TensorValue
 
@@ -22,7 +22,7 @@ def reshape(operand: Any, shape: Sequence[int] | int) -> TensorValue:
     """The operand's entries, row-major, in ``shape``; one size may be -1 (inferred)."""
     a = lift(operand, "reshape")
     sizes = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
-    if any(isinstance(s, bool) or not isinstance(s, numbers.Integral) for s in sizes):
+    if any(not is_int(s) for s in sizes):
         raise TypeError(f"reshape: shape must be a sequence of ints, got {shape!r}")
     try:
         value = a.value.reshape(sizes)
@@ -47,7 +47,7 @@ def transpose(operand: Any, axes: Sequence[int] | None = None) -> TensorValue:
     a = lift(operand, "transpose")
     ndim = a.value.ndim
     order = tuple(range(ndim))[::-1] if axes is None else tuple(axes)
-    if any(isinstance(i, bool) or not isinstance(i, numbers.Integral) for i in order):
+    if any(not is_int(i) for i in order):
         raise TypeError(f"transpose: axes must be ints, got {axes!r}")
     normalized = tuple(int(i) % ndim if -ndim <= i < ndim else -1 for i in order)
     if sorted(normalized) != list(range(ndim)):
