@@ -39,7 +39,7 @@ from diagrams.plots import Plot, Series, render_plot
 from diagrams.svg import NARROW
 from diagrams.words import number_words
 from tracefile import Trace, TraceSet
-from tracefile.paths import key_text
+from tracefile.value_paths import key_text
 
 #: In a value path, ``KIND[*].key`` names that key of every record of ``KIND``.
 COLUMN = "[*]"

@@ -22,7 +22,7 @@ from markupsafe import Markup
 from diagrams.errors import RenderError
 from diagrams.format import traced
 from tracefile import Trace
-from tracefile.paths import key_text
+from tracefile.value_paths import key_text
 
 TEMPLATES = Path(__file__).parent / "templates"
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")

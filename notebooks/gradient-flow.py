@@ -54,7 +54,7 @@ print(experiment_lines(LAB, "ten-layers", ten), end="")
 # by how many branches it passes through, at several branch gains.
 
 # %%
-from engine.experiments.gradient_flow.paths import RandomPathsConfig, random_paths
+from engine.experiments.gradient_flow.gradient_paths import RandomPathsConfig, random_paths
 
 paths = random_paths(LAB_SEED, RandomPathsConfig())
 for gain in paths.magnitudes:

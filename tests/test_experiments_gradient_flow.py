@@ -20,14 +20,14 @@ from engine.experiments.gradient_flow import LAB_SEED, GradientFlowResults
 from engine.experiments.gradient_flow.clipping import ClippingConfig, gradient_clipping
 from engine.experiments.gradient_flow.common import CAP, capped, fate
 from engine.experiments.gradient_flow.explorer import ExplorerConfig, explorer_grid
-from engine.experiments.gradient_flow.identity import IdentityConfig, identity_fit
-from engine.experiments.gradient_flow.paths import (
+from engine.experiments.gradient_flow.gradient_paths import (
     RandomPathsConfig,
     _graded_contributions,
     every_path,
     random_paths,
     solve_exact,
 )
+from engine.experiments.gradient_flow.identity import IdentityConfig, identity_fit
 from engine.experiments.gradient_flow.placement import PlacementConfig, norm_placement
 from engine.experiments.gradient_flow.scalar import TenLayersConfig, depth_gradients, ten_layers
 from engine.experiments.gradient_flow.silent import SilentConfig, silent_branches

@@ -8,7 +8,7 @@ Modules: ``errors`` (``LocatedError``, ``TraceError``, ``TracePathError``); ``fr
 (decoding, lines, header and footer); ``values`` (one lexer and one writer per value kind);
 ``schema`` (record declarations) and ``schemas/`` (one module per trace, and the labs'
 NUMERICS record); ``parser`` (text → ``Trace``); ``trace`` (``Trace``, ``TraceSet``);
-``paths`` (value paths, one index per trace); ``writer`` (results → text, for the engine);
+``value_paths`` (one index per trace); ``writer`` (results → text, for the engine);
 ``rules`` (the reader's rules and limits); ``claims`` (claims with the rules that decide
 them); ``files`` (the one atomic file write).
 """

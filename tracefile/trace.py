@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from tracefile.errors import TracePathError
-from tracefile.paths import PathIndex, all_paths, split_path
 from tracefile.schema import Record, RecordSpec, TraceSchema
+from tracefile.value_paths import PathIndex, all_paths, split_path
 
 
 class Trace:

@@ -3,8 +3,8 @@
 
 Each experiment is one function of an explicit seed and a frozen configuration, returning
 frozen results; every gradient is measured by the engine's backward, never taken from a
-formula. Modules: ``scalar`` (1, the +1 over ten layers), ``paths`` (2, the product expanded
-into paths), ``sweep`` (3, depth sweep at initialization), ``silent`` (4, three ways to be
+formula. Modules: ``scalar`` (1, the +1 over ten layers), ``gradient_paths`` (2, the product
+expanded into paths), ``sweep`` (3, depth sweep at initialization), ``silent`` (4, three ways to be
 silent), ``placement`` (5, where the norm goes), ``training`` (6, trainability),
 ``explorer`` (7, the explorer grid); ``graded`` and ``common`` are shared helpers and
 ``results`` runs them all (`gradient_flow_results`, the trace's producer).

@@ -16,8 +16,7 @@ from engine.experiments.claims import decide_claims
 from engine.experiments.gradient_flow.claims import RULES
 from engine.experiments.gradient_flow.clipping import Clipping, ClippingConfig, gradient_clipping
 from engine.experiments.gradient_flow.explorer import Explorer, ExplorerConfig, explorer_grid
-from engine.experiments.gradient_flow.identity import IdentityConfig, IdentityFit, identity_fit
-from engine.experiments.gradient_flow.paths import (
+from engine.experiments.gradient_flow.gradient_paths import (
     ChapterPaths,
     ChapterPathsConfig,
     RandomPaths,
@@ -25,6 +24,7 @@ from engine.experiments.gradient_flow.paths import (
     chapter_paths,
     random_paths,
 )
+from engine.experiments.gradient_flow.identity import IdentityConfig, IdentityFit, identity_fit
 from engine.experiments.gradient_flow.placement import Placement, PlacementConfig, norm_placement
 from engine.experiments.gradient_flow.scalar import TenLayers, TenLayersConfig, ten_layers
 from engine.experiments.gradient_flow.silent import Silent, SilentConfig, silent_branches
