@@ -131,7 +131,7 @@ def engine_and_traces(root: Path, options: Options, progress: Progress,
     # engine's would describe another run.
     report = options.report if CHAPTER_TRACE in given else trace_dir / REPORT_NAME
     with progress.phase("parse") as notes:
-        publish.write_folder(trace_dir, fresh)
+        publish.write_folder(trace_dir, fresh, listed=True)
         traces = TraceSet({trace_id: load_trace(path, SCHEMAS[trace_id])
                            for trace_id, path in paths.items()}, CHAPTER_TRACE)
         text = _read_report(report)

@@ -2,7 +2,9 @@
 
 Contract: ``exclusive(build_dir)`` holds the folder's lock (builds sharing it take turns; one
 that waits says for which pid) and, once held, removes the temporary folders of builds no
-longer running (``remove_leftovers``: their names carry their pid, ``paths.TEMPORARY``).
+longer running (``remove_leftovers``: their names carry their pid, ``paths.TEMPORARY``). It
+refuses a folder that holds anything and is no build folder (``check_build_folder``): a build
+replaces what it made there, so it must never take a folder of the user's for its own.
 ``source_date_epoch(root)`` is SOURCE_DATE_EPOCH, else the last commit's time, else 1980.
 """
 
@@ -27,6 +29,7 @@ FALLBACK_EPOCH = 315532800
 def exclusive(build_dir: Path, say: Callable[[str], None] = print) -> Iterator[None]:
     """Hold ``build_dir``'s lock (see the module doc); a build that has to wait says so,
     naming the process that holds it (its pid is written into the lock file)."""
+    check_build_folder(build_dir)
     try:
         build_dir.mkdir(parents=True, exist_ok=True)
         handle = (build_dir / ".lock").open("a+")
@@ -48,6 +51,25 @@ def exclusive(build_dir: Path, say: Callable[[str], None] = print) -> Iterator[N
         handle.flush()
         remove_leftovers(build_dir, build_dir / "cache")
         yield
+
+
+#: What a build folder may hold before its first build: the engine's cell cache (``cache/``,
+#: which ``python -m engine`` fills before any build) and builds' temporary folders.
+BEFORE_FIRST_BUILD = frozenset({"cache"})
+
+
+def check_build_folder(build_dir: Path) -> None:
+    """Refuse ``build_dir`` if it holds anything but is not a build folder: every build leaves
+    its ``.lock`` there, and a folder without one that holds more than ``BEFORE_FIRST_BUILD``
+    is someone else's (``--build-dir ~/notes`` would otherwise lose its ``pages/``)."""
+    if not build_dir.is_dir() or (build_dir / ".lock").exists():
+        return
+    strangers = sorted(path.name for path in build_dir.iterdir() if path.name not in
+                       BEFORE_FIRST_BUILD and not TEMPORARY.fullmatch(path.name))
+    if strangers:
+        raise BuildError(str(build_dir / strangers[0]), "is in a folder no build has used "
+                         f"(it has no .lock); refusing to build in {build_dir} and replace what "
+                         "it holds: choose an empty or new --build-dir")
 
 
 def remove_leftovers(*folders: Path) -> list[str]:

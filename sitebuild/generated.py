@@ -37,7 +37,7 @@ def generate(traces: TraceSet, target: Path, cache: Cache, key: str
     if files is None:
         files = draw(traces)
         cache.store("generated", key, files)
-    write_folder(target, files)
+    write_folder(target, files, listed=True)
     return status, files
 
 

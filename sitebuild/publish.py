@@ -17,7 +17,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from sitebuild.errors import BuildError
@@ -29,9 +29,13 @@ _AT_FDCWD = -100  # "relative to the working folder", for the *at() calls
 _RENAME_EXCHANGE = 2  # renameat2 flag: swap two existing paths atomically
 
 
-def write_folder(target: Path, files: Mapping[str, bytes], what: str = "folder") -> None:
+def write_folder(target: Path, files: Mapping[str, bytes], what: str = "folder",
+                 listed: bool = False) -> None:
     """Replace folder ``target`` by exactly ``files`` (written beside it, then swapped in;
-    ``what`` names it in an error)."""
+    ``what`` names it in an error). ``listed``: a build folder's own, so it holds the list of
+    its files, and a file in it that the list does not name stops the build (``check_listed``)."""
+    if listed:
+        check_listed(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(f".{target.name}-tmp"),
                                 dir=target.parent))
@@ -39,9 +43,34 @@ def write_folder(target: Path, files: Mapping[str, bytes], what: str = "folder")
         for name, data in files.items():
             (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             (tmp / name).write_bytes(data)
+        if listed:
+            write_listing(tmp, files)
         swap_in(tmp, target, what)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def write_listing(folder: Path, names: Iterable[str]) -> None:
+    """Write the list of the files a build made in ``folder`` (``PUBLISHED_FILES``)."""
+    listing = "".join(f"{name}\n" for name in sorted(set(names) - {PUBLISHED_FILES}))
+    (folder / PUBLISHED_FILES).write_text(listing, encoding="utf-8")
+
+
+def check_listed(folder: Path) -> None:
+    """Refuse to go on if ``folder`` holds a file its list does not name: the user's, which
+    replacing or clearing the folder would delete. A folder without a list was made before
+    builds kept one, in a folder ``build_folder.check_build_folder`` knows for a build's."""
+    try:
+        listed = set((folder / PUBLISHED_FILES).read_text(encoding="utf-8").splitlines())
+    except FileNotFoundError:
+        return
+    except (OSError, UnicodeDecodeError) as err:
+        raise BuildError(str(folder / PUBLISHED_FILES), f"cannot read the list of the files "
+                         f"the build made: {err}") from None
+    stranger = sorted(_files(folder) - listed - {PUBLISHED_FILES})
+    if stranger:
+        raise BuildError(str(folder / stranger[0]), "is not a file the build made; refusing "
+                         f"to delete it: move it out of {folder}")
 
 
 def temp_site_dir(out: Path, build_dir: Path) -> Path:
@@ -81,8 +110,7 @@ def publish(tmp: Path, out: Path) -> None:
     with the list of its files and the permissions an ordinary new folder gets (the
     temporary one was private)."""
     check_replaceable(out)
-    listing = "".join(f"{name}\n" for name in sorted(_files(tmp) - {PUBLISHED_FILES}))
-    (tmp / PUBLISHED_FILES).write_text(listing, encoding="utf-8")
+    write_listing(tmp, _files(tmp))
     ordinary_permissions(tmp)
     swap_in(tmp, out, "site")
 

@@ -9,7 +9,9 @@ trace at ``trace/<id>.trace`` (the parsed trace's bytes), the labs' notebooks
 (``sitebuild.notebooks``) and the data pages' scripts load (``PageContext.data_files``). A
 symbolic link under ``docs/`` is refused: only files inside the project publish. A file is
 written only when its bytes change; ``only`` re-renders just those
-pages. Returns the files written. A page is a Jinja template rendered strictly
+pages. The folder lists what it holds (``publish.write_listing``), and a file there that the
+list does not name, a user's, stops the render before anything is written or deleted.
+Returns the files written. A page is a Jinja template rendered strictly
 (``render_page``: undefined names fail, no expression may show a number), HTML-escaping, with
 comments ``<#-- --#>`` so Markdown's ``{#id}`` stays Markdown; any failure is a ``PageError``
 at ``PAGE:LINE`` (front matter counted).
@@ -34,6 +36,7 @@ from sitebuild.exactness import check_exactness
 from sitebuild.notebooks import notebook_files
 from sitebuild.page_context import PROSE_FORMAT, PageContext, PageError
 from sitebuild.paths import CHAPTER_TRACE, trace_url
+from sitebuild.publish import PUBLISHED_FILES, check_listed, write_listing
 from tracefile import TraceSet
 from tracefile.errors import LocatedError
 from tracefile.files import write_atomic
@@ -49,6 +52,7 @@ def render_pages(root: Path, context: PageContext, pages_dir: Path,
                  only: Collection[str] | None = None) -> list[str]:
     """Fill ``pages_dir`` (see the module doc); the names of the files written, sorted."""
     wanted = _sources(root, context)
+    check_listed(pages_dir)  # before a page is written: a file of the user's stops the render
     docs = root / "docs"
     written = []
     for name, source in sorted(wanted.items()):
@@ -62,8 +66,9 @@ def render_pages(root: Path, context: PageContext, pages_dir: Path,
         if _write_if_changed(target, data):
             written.append(name)
     for stale in sorted(p for p in pages_dir.rglob("*") if p.is_file()):
-        if stale.relative_to(pages_dir).as_posix() not in wanted:
+        if stale.relative_to(pages_dir).as_posix() not in {*wanted, PUBLISHED_FILES}:
             stale.unlink()
+    write_listing(pages_dir, wanted)
     return written
 
 

@@ -79,6 +79,25 @@ def test_usage_errors_exit_with_two(args: list[str]) -> None:
     assert done.stdout == ""
 
 
+@pytest.mark.parametrize("command", [["render"], ["build", "--out", "{tmp}/new-site"],
+                                     ["check", "--site", "{tmp}/site"]])
+def test_a_build_folder_of_the_users_is_refused_and_nothing_in_it_deleted(
+        command: list[str], tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    for name, text in (("pages/draft.md", "x"), ("trace/notes.txt", "y")):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text("<p>a site</p>")  # for check to get so far
+    done = run([*(part.format(tmp=tmp_path) for part in command), "--build-dir", str(folder)])
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr == (f"{folder}/pages: is in a folder no build has used (it has no "
+                           f".lock); refusing to build in {folder} and replace what it holds: "
+                           "choose an empty or new --build-dir\n")
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")) == [
+        "pages", "pages/draft.md", "trace", "trace/notes.txt"]
+
+
 def test_dev_help_prints_the_header_only() -> None:
     done = subprocess.run([str(ROOT / "dev"), "--help"], capture_output=True, text=True,
                           timeout=30)

@@ -238,3 +238,18 @@ def test_sigterm_stops_a_build_cleanly(
     assert "[build] publish" not in stdout
     assert tree_digest(out) == before
     assert leftovers(build, tmp_path / "cold", out.parent) == []
+
+
+def test_a_folder_no_build_has_used_is_refused_and_kept_whole(tmp_path: Path) -> None:
+    from sitebuild.build_folder import check_build_folder, exclusive
+    from sitebuild.errors import BuildError
+
+    (tmp_path / "cache").mkdir()  # the engine's cell cache may come before any build
+    check_build_folder(tmp_path)
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "pages" / "draft.md").write_text("mine")
+    with pytest.raises(BuildError, match=r"/pages: is in a folder no build has used"), \
+            exclusive(tmp_path):
+        pass
+    assert (tmp_path / "pages" / "draft.md").read_text() == "mine"
+    assert not (tmp_path / ".lock").exists()

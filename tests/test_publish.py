@@ -146,3 +146,23 @@ def test_an_empty_folder_may_be_replaced(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     publish.publish(site(tmp_path / "new", "new"), tmp_path / "empty")
     assert (tmp_path / "empty" / "index.html").read_text() == "new"
+
+
+def test_a_listed_folder_is_replaced_whole_and_never_deletes_a_file_it_did_not_make(
+        tmp_path: Path) -> None:
+    target = tmp_path / "trace"
+    publish.write_folder(target, {"a.trace": b"a"}, listed=True)
+    publish.write_folder(target, {"b.trace": b"b"}, listed=True)  # its own file goes
+    assert sorted(p.name for p in target.iterdir()) == [publish.PUBLISHED_FILES, "b.trace"]
+    (target / "notes.txt").write_text("the user's")
+    with pytest.raises(BuildError, match=r"trace/notes\.txt: is not a file the build made"):
+        publish.write_folder(target, {"c.trace": b"c"}, listed=True)
+    assert (target / "notes.txt").read_text() == "the user's"
+    assert (target / "b.trace").read_bytes() == b"b"
+
+
+def test_a_folder_from_before_builds_kept_a_list_is_replaced(tmp_path: Path) -> None:
+    (tmp_path / "generated").mkdir()
+    (tmp_path / "generated" / "old.svg").write_text("<svg/>")
+    publish.write_folder(tmp_path / "generated", {"new.svg": b"<svg/>"}, listed=True)
+    assert not (tmp_path / "generated" / "old.svg").exists()

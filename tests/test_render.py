@@ -35,6 +35,7 @@ from sitebuild.generator import read_settings
 from sitebuild.numbering import Numbering
 from sitebuild.page_context import PROSE_FORMAT, PageContext
 from sitebuild.paths import CHAPTER_TRACE, trace_url
+from sitebuild.publish import PUBLISHED_FILES
 from sitebuild.render import (
     KATEX_DIST,
     SHIM_SRC,
@@ -113,7 +114,9 @@ def render(context: PageContext, source: str, trace_id: str = CHAPTER_TRACE) -> 
 
 
 def listing(folder: Path) -> list[str]:
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    """The files of ``folder``, but the list of them the render keeps there."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                  if p.is_file() and p.name != PUBLISHED_FILES)
 
 
 # ---- what a page may use ----
@@ -400,6 +403,7 @@ def test_each_page_is_rendered_and_every_other_file_copied(project: Path,
     pages = project.parent / "pages"
     assert render_pages(project, context, pages) == EVERY_FILE
     assert listing(pages) == EVERY_FILE
+    assert (pages / PUBLISHED_FILES).read_text().splitlines() == EVERY_FILE
     forward = traced(golden_traces, "FORWARD.output", PROSE_FORMAT)  # tv's default format
     assert (pages / "index.md").read_text() == f"# Chapter\n\ny = {forward}\n"
     lab = TraceSet(golden_traces.traces, EXPLORER)
@@ -484,6 +488,18 @@ def test_a_file_removed_from_docs_disappears_from_the_pages_folder(
     assert render_pages(project, context, pages) == []
     assert listing(pages) == [name for name in EVERY_FILE
                               if name not in (ASSET, "labs/gradient-flow.md")]
+
+
+def test_a_file_of_the_users_among_the_pages_stops_the_render_and_stays(
+        project: Path, context: PageContext) -> None:
+    pages = project.parent / "pages"
+    render_pages(project, context, pages)
+    (pages / "draft.md").write_text("mine")
+    (project / "docs/labs/gradient-flow.md").unlink()  # would be deleted by a render
+    with pytest.raises(BuildError, match=r"pages/draft\.md: is not a file the build made"):
+        render_pages(project, context, pages)
+    assert (pages / "draft.md").read_text() == "mine"
+    assert (pages / "labs/gradient-flow.md").is_file()  # nothing written or deleted
 
 
 @pytest.mark.parametrize(("missing", "what"), [
