@@ -12,8 +12,8 @@ compares what it prints with the published traces.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
+from typing import Any
 
 import jupytext
 
@@ -21,7 +21,6 @@ from diagrams.format import number_tokens
 from sitebuild.errors import BuildError
 
 NOTEBOOKS = "notebooks"
-_CELL = re.compile(r"# %%(?P<markdown>\s*\[markdown\])?")
 
 
 def notebook_files(root: Path) -> dict[str, bytes]:
@@ -29,9 +28,13 @@ def notebook_files(root: Path) -> dict[str, bytes]:
     found = {}
     for source in sorted((root / NOTEBOOKS).glob("*.py")):
         name = source.relative_to(root).as_posix()
+        if source.is_symlink() or not source.is_file():
+            raise BuildError(name, "is a symbolic link or not a file: only files inside the "
+                             "project publish")
         text = source.read_text(encoding="utf-8")
-        _check(text, name)
+        _check_python(text, name)
         notebook = jupytext.reads(text, fmt="py:percent")
+        _check_markdown(notebook.cells, text, name)
         notebook.metadata.pop("jupytext", None)
         for number, cell in enumerate(notebook.cells, 1):  # not the random ids nbformat draws
             cell.id = f"{source.stem}-{number}"
@@ -39,15 +42,23 @@ def notebook_files(root: Path) -> dict[str, bytes]:
     return found
 
 
-def _check(text: str, name: str) -> None:
+def _check_python(text: str, name: str) -> None:
     try:
         compile(text, name, "exec")
     except SyntaxError as err:
         raise BuildError(name, f"not Python: {err.msg}", err.lineno) from None
-    markdown = False
-    for number, row in enumerate(text.splitlines(), 1):
-        if cell := _CELL.match(row):
-            markdown = bool(cell.group("markdown"))
-        elif markdown and (found := number_tokens(row)):
-            raise BuildError(name, f"a Markdown cell holds the number {found[0]!r}: a "
-                             "notebook prints the numbers it computes", number)
+    except (RecursionError, MemoryError):
+        raise BuildError(name, "not Python this interpreter can compile: an expression is "
+                         "nested too deeply") from None
+
+
+def _check_markdown(cells: list[Any], text: str, name: str) -> None:
+    """No number in a Markdown cell, as jupytext reads the cells (whatever marker starts
+    them), reported at the line of the source that holds it."""
+    rows, at = text.splitlines(), 0
+    for cell in cells:
+        for line in cell.source.splitlines():
+            at = next((n for n in range(at, len(rows)) if line and rows[n].endswith(line)), at)
+            if cell.cell_type == "markdown" and (found := number_tokens(line)):
+                raise BuildError(name, f"a Markdown cell holds the number {found[0]!r}: a "
+                                 "notebook prints the numbers it computes", at + 1)

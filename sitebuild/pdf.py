@@ -7,21 +7,30 @@ each lab's article after it as a part of its own (its ids prefixed, so links sta
 part; the build typeset their math), puts a table of contents first, and
 prints the whole to ``site_dir/EDITION``: A4, page numbers in the footer, the headings as the
 PDF's outline, each traced value followed by its record (``@media print`` in extra.css). A
-missing Playwright or Chromium, or a page that does not load, is a ``BuildError``.
+missing Playwright or Chromium, or a page that does not load, is a ``BuildError``. The printing
+runs in a child process of its own session, ended with every browser process it started when it
+takes longer than ``PRINT_SECONDS``: a page script that never returns cannot hang the build.
 """
 
 from __future__ import annotations
 
 import functools
 import http.server
+import os
+import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sitebuild.errors import BuildError
+from sitebuild.errors import BuildError, last_line
+from sitebuild.processes import child_command
 
 EDITION = "residual-connections.pdf"
+#: How long printing may take (on two cores it takes well under a minute).
+PRINT_SECONDS = 300
 PARTS = ("labs/gradient-flow.html", "labs/residual-stream.html")  # after the chapter
 CHROMIUM = Path("/usr/bin/chromium")
 FOOTER = ('<div style="width:100%;font-size:8px;text-align:center;color:#555">'
@@ -83,7 +92,25 @@ def _served(site_dir: Path) -> Iterator[str]:
 
 
 def print_edition(site_dir: Path) -> Path:
-    """Print the edition into ``site_dir`` (see the module doc); its path."""
+    """Print the edition into ``site_dir`` in a child process (see the module doc); its path."""
+    proc = subprocess.Popen(child_command(__name__, [str(site_dir)]), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _, said = proc.communicate(timeout=PRINT_SECONDS)
+    except subprocess.TimeoutExpired:
+        raise BuildError("pdf", f"printing the edition took longer than {PRINT_SECONDS} s "
+                         "(a page script that never returns?); stopped") from None
+    finally:
+        if proc.poll() is None:  # timed out, or the build was interrupted
+            os.killpg(proc.pid, signal.SIGKILL)  # the printer and every browser it started
+            proc.wait()
+    if proc.returncode != 0:
+        raise BuildError("pdf", last_line(said).removeprefix("pdf: "))
+    return site_dir / EDITION
+
+
+def _print(site_dir: Path) -> Path:
+    """Print the edition into ``site_dir``, in this process; its path."""
     try:
         from playwright.sync_api import Error, sync_playwright
     except ImportError:
@@ -108,3 +135,11 @@ def print_edition(site_dir: Path) -> Path:
         finally:
             browser.close()
     return target
+
+
+if __name__ == "__main__":
+    try:
+        _print(Path(sys.argv[1]))
+    except BuildError as error:
+        print(error, file=sys.stderr)
+        sys.exit(1)

@@ -21,9 +21,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sitebuild.errors import BuildError, line_holding
+from tracefile.errors import shorten
 
 KATEX_PACKAGE = "node_modules/katex"
 _SCRIPT = Path(__file__).with_name("typeset_katex.js")
+#: How long node may take over every formula of the site (it takes a second or two).
+NODE_SECONDS = 120
 _FORMULA = re.compile(r'(<(span|div) class="arithmatex">)(.*?)(</\2>)', re.S)
 _DELIMITERS = re.compile(r"\A\s*\\[(\[](.*)\\[)\]]\s*\Z", re.S)
 _HEADER_CELL = re.compile(r"<th[\s>]|</th>")
@@ -88,16 +91,20 @@ def _render(root: Path, formulas: list[Formula],
     if node is None or not (package / "package.json").is_file():
         raise BuildError(KATEX_PACKAGE, "typesetting math needs Node.js and KaTeX: ./dev setup")
     request = json.dumps([[tex, display] for tex, display, _ in formulas])
-    done = subprocess.run([node, str(_SCRIPT), str(package)], input=request, text=True,
-                          capture_output=True, check=False)
+    try:
+        done = subprocess.run([node, str(_SCRIPT), str(package)], input=request, text=True,
+                              capture_output=True, check=False, timeout=NODE_SECONDS)
+    except subprocess.TimeoutExpired:
+        raise BuildError("katex", f"typesetting {len(formulas)} formulas took longer than "
+                         f"{NODE_SECONDS} s; stopped") from None
     if done.returncode != 0:
         raise BuildError("katex", f"node exited with {done.returncode}: {done.stderr.strip()}")
     results: dict[Formula, str | None] = {}
     for formula, result in zip(formulas, json.loads(done.stdout), strict=True):
         if "error" in result and source_of is not None:
             path, line = source_of(formula)
-            raise BuildError(path, f"KaTeX cannot typeset ${formula[0]}$: {result['error']}",
-                             line)
+            raise BuildError(path, f"KaTeX cannot typeset ${shorten(formula[0])}$: "
+                             f"{shorten(result['error'], 300)}", line)
         typeset = result.get("html")
         if typeset is not None and formula[2]:
             # Header checks count only text they can see: the HTML is what assistive

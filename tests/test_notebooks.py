@@ -134,13 +134,28 @@ def _broken(tmp_path: Path, text: str) -> Path:
     ("# %%\nx = 1\n\n# %% [markdown]\n# After 42 steps\n", 5,
      "a Markdown cell holds the number '42'"),
     ("# %%\nx = (\n", 2, "not Python"),
-])
+    # every marker jupytext reads as a Markdown cell is held to the rule
+    *((f"# %%\nx = 1\n\n{marker}\n# Words\n# After 42 steps\n", 6,
+       "a Markdown cell holds the number '42'")
+      for marker in ("# %% [md]", "#%% [markdown]", "# %% Title [markdown]")),
+    ("# %%\nx = " + "1+" * 100_000 + "1\n", None, "nested too deeply"),
+], ids=["markdown-number", "not-python", "md-marker", "no-space-marker", "titled-marker",
+        "too-deep"])
 def test_a_bad_notebook_source_fails_at_its_line(tmp_path: Path, text: str, line: int,
                                                  message: str) -> None:
     with pytest.raises(BuildError) as caught:
         notebook_files(_broken(tmp_path, text))
     assert (caught.value.path, caught.value.line) == (f"{NOTEBOOKS}/lab.py", line)
     assert message in caught.value.message
+
+
+def test_a_notebook_linked_from_outside_the_project_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "private.py").write_text("# %%\nsecret = 1\n")
+    (tmp_path / NOTEBOOKS).mkdir()
+    (tmp_path / NOTEBOOKS / "lab.py").symlink_to(tmp_path / "private.py")
+    with pytest.raises(BuildError, match="is a symbolic link or not a file") as caught:
+        notebook_files(tmp_path)
+    assert caught.value.path == f"{NOTEBOOKS}/lab.py"
 
 
 def test_the_same_source_gives_the_same_notebook(tmp_path: Path) -> None:

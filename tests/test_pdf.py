@@ -10,8 +10,10 @@ in print), and only embedded fonts with no replacement characters; every page li
 from __future__ import annotations
 
 import html
+import os
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -94,3 +96,22 @@ def test_every_page_links_to_the_edition(edition: BuiltSite) -> None:
         found = re.search(r'<p class="edition-link"><a href="([^"]+)">', page.read_text())
         assert found, page
         assert (page.parent / found.group(1)).resolve() == (edition.site / EDITION).resolve()
+
+
+@pytest.mark.browser
+def test_a_page_script_that_never_returns_stops_the_print_with_a_message(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from process_support import children
+
+    from sitebuild import pdf
+    from sitebuild.errors import BuildError
+
+    (tmp_path / "index.html").write_text(
+        "<article><h1 id='a'>A</h1></article><script>addEventListener('load', () => "
+        "setTimeout(() => { for (;;) {} }, 50));</script>")
+    monkeypatch.setattr(pdf, "PRINT_SECONDS", 8)
+    start = time.monotonic()
+    with pytest.raises(BuildError, match=r"^pdf: printing the edition took longer than 8 s"):
+        pdf.print_edition(tmp_path)
+    assert time.monotonic() - start < 30
+    assert children(os.getpid()) == [], "a browser process outlived the print"

@@ -54,6 +54,25 @@ def test_a_formula_katex_rejects_fails_at_its_page_and_line(project: Path) -> No
     assert "KaTeX cannot typeset $\\frac{x$" in str(caught.value)
 
 
+@pytest.mark.parametrize("tex", [r"\href{javascript:alert(1)}{x}", r"\url{https://example.org}",
+                                 r"\htmlData{a=b}{x}", r"\includegraphics{x.png}"])
+def test_a_formula_that_would_link_load_or_carry_html_fails_at_its_line(
+        project: Path, tex: str) -> None:
+    (project / "docs" / "labs" / "lab.md").write_text(f"# Lab\n\nSee ${tex}$ here.\n")
+    with pytest.raises(BuildError) as caught:
+        typeset(project, f'<p>See <span class="arithmatex">\\({tex}\\)</span> here.</p>')
+    assert (caught.value.path, caught.value.line) == ("docs/labs/lab.md", 3)
+    assert f"{tex.split('{')[0]} is not allowed in the site's math" in str(caught.value)
+
+
+def test_a_huge_broken_formula_gives_a_short_line(project: Path) -> None:
+    tex = r"\frac{x" + "y" * 800_000
+    (project / "docs" / "labs" / "lab.md").write_text(f"# Lab\n\n${tex}$\n")
+    with pytest.raises(BuildError) as caught:
+        typeset(project, f'<p><span class="arithmatex">\\({tex}\\)</span></p>')
+    assert caught.value.line == 3 and len(str(caught.value)) < 1000
+
+
 def test_the_preview_marks_a_rejected_formula_and_renders_each_formula_once(
         project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     known: dict = {}
