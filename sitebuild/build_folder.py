@@ -105,7 +105,7 @@ def source_date_epoch(root: Path) -> str:
         return os.environ["SOURCE_DATE_EPOCH"]
     try:
         out = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=root,
-                             capture_output=True, text=True, timeout=30)
+                             capture_output=True, encoding="utf-8", errors="replace", timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return str(FALLBACK_EPOCH)
     stamp = out.stdout.strip()

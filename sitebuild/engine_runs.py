@@ -119,7 +119,7 @@ def record_status(root: Path) -> dict[str, str]:
     command = [sys.executable, "-m", "engine", "record", "--status"]
     try:
         done = subprocess.run(command, cwd=root, env=_engine_env(root), capture_output=True,
-                              text=True, timeout=STATUS_TIMEOUT)
+                              encoding="utf-8", errors="replace", timeout=STATUS_TIMEOUT)
     except subprocess.TimeoutExpired:
         raise BuildError("engine", f"`python -m engine record --status` took more than "
                          f"{STATUS_TIMEOUT} s") from None
@@ -142,7 +142,7 @@ def _run_job(root: Path, job: EngineJob, workdir: Path, cache: Path,
         started = time.perf_counter()
         proc = subprocess.Popen(child_command("engine", job.args), cwd=tmp,
                                 env=_engine_env(root, cache), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True, errors="replace")
+                                stderr=subprocess.PIPE, encoding="utf-8", errors="replace")
         tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
         try:
             assert proc.stderr is not None

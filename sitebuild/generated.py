@@ -60,7 +60,8 @@ def draw(traces: TraceSet) -> dict[str, bytes]:
 def dot_version() -> str:
     """``dot -V`` output; a clear one-line error when Graphviz is missing."""
     try:
-        out = subprocess.run(["dot", "-V"], capture_output=True, text=True, timeout=30)
+        out = subprocess.run(["dot", "-V"], capture_output=True, encoding="utf-8",
+                             errors="replace", timeout=30)
     except FileNotFoundError:
         raise BuildError("dot", "Graphviz `dot` is not on PATH; install Graphviz "
                          "(Debian: apt-get install graphviz)") from None

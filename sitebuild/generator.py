@@ -57,7 +57,8 @@ def mkdocs_build(root: Path, pages_dir: Path, site_dir: Path, site_url: str | No
     settings = mkdocs_settings(root, pages_dir, site_url)
     done = subprocess.run(child_command("mkdocs", ["build", "--strict", "--config-file",
                                                    str(settings), "--site-dir", str(site_dir)]),
-                          cwd=root, capture_output=True, text=True, check=False)
+                          cwd=root, capture_output=True, encoding="utf-8", errors="replace",
+                          check=False)
     if done.returncode != 0:
         output = _ANSI.sub("", done.stdout + done.stderr)
         where = "mkdocs.yml" if "Aborted with a configuration error" in output else "mkdocs"
@@ -141,7 +142,8 @@ def _zensical(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None)
     shutil.rmtree(built, ignore_errors=True)
     done = subprocess.run(child_command("zensical", ["build", "--strict", "--config-file",
                                                      str(settings)]),
-                          cwd=root, capture_output=True, text=True, check=False)
+                          cwd=root, capture_output=True, encoding="utf-8", errors="replace",
+                          check=False)
     output = _ANSI.sub("", done.stdout + done.stderr)
     if done.returncode != 0 or not (built / "index.html").is_file():
         # Its first complaint (``Warning: page does not exist``), else its last line.

@@ -94,7 +94,8 @@ def _served(site_dir: Path) -> Iterator[str]:
 def print_edition(site_dir: Path) -> Path:
     """Print the edition into ``site_dir`` in a child process (see the module doc); its path."""
     proc = subprocess.Popen(child_command(__name__, [str(site_dir)]), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, encoding="utf-8", errors="replace",
+                            start_new_session=True)
     try:
         _, said = proc.communicate(timeout=PRINT_SECONDS)
     except subprocess.TimeoutExpired:

@@ -23,8 +23,9 @@ ORPHANED = 1
 
 
 def child_command(module: str, args: Sequence[str]) -> list[str]:
-    """The command that runs ``python -m module *args`` and ends when this process dies."""
-    return [sys.executable, "-m", __name__, str(os.getpid()), module, *args]
+    """The command that runs ``python -m module *args`` and ends when this process dies, in
+    Python's UTF-8 mode: no child reads or writes by the locale's encoding (``LC_ALL=C``)."""
+    return [sys.executable, "-X", "utf8", "-m", __name__, str(os.getpid()), module, *args]
 
 
 def watch(parent: int) -> None:

@@ -99,7 +99,7 @@ def serve(root: Path, options: build.Options, progress: Progress, host: str, por
                                      f"{host}:{proxy.upstream}", "--config-file", str(settings)]),
             # Its own session: a signal to this one's group is this process's to pass on.
             cwd=root, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, start_new_session=True,
-            stderr=subprocess.PIPE, text=True, bufsize=1)
+            stderr=subprocess.PIPE, encoding="utf-8", errors="replace", bufsize=1)
     except BaseException:
         proxy.server_close()
         raise
@@ -186,7 +186,7 @@ class Preview:
             env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
             if self.fresh:
                 done = subprocess.run(self.render_command, cwd=self.root, env=env,
-                                      stderr=subprocess.PIPE, text=True)
+                                      stderr=subprocess.PIPE, encoding="utf-8", errors="replace")
                 sys.stderr.write(done.stderr)
                 if done.returncode:
                     raise _Failed(last_line(done.stderr))

@@ -92,8 +92,9 @@ def _render(root: Path, formulas: list[Formula],
         raise BuildError(KATEX_PACKAGE, "typesetting math needs Node.js and KaTeX: ./dev setup")
     request = json.dumps([[tex, display] for tex, display, _ in formulas])
     try:
-        done = subprocess.run([node, str(_SCRIPT), str(package)], input=request, text=True,
-                              capture_output=True, check=False, timeout=NODE_SECONDS)
+        done = subprocess.run([node, str(_SCRIPT), str(package)], input=request,
+                              encoding="utf-8", errors="replace", capture_output=True,
+                              check=False, timeout=NODE_SECONDS)
     except subprocess.TimeoutExpired:
         raise BuildError("katex", f"typesetting {len(formulas)} formulas took longer than "
                          f"{NODE_SECONDS} s; stopped") from None

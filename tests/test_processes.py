@@ -91,3 +91,13 @@ def test_dies_when_its_parent_is_killed_outright(tmp_path: Path) -> None:
         parent.kill()
         if child is not None and running(child):
             os.kill(child, signal.SIGKILL)
+
+
+def test_a_child_reads_and_writes_utf8_under_the_c_locale(tmp_path: Path) -> None:
+    (tmp_path / "reads.py").write_text(
+        "import pathlib\nprint(pathlib.Path('page.md').read_text())\n")
+    (tmp_path / "page.md").write_text("x ← x + F(x)\n", encoding="utf-8")
+    done = subprocess.run(child_command("reads", []), cwd=tmp_path, capture_output=True,
+                          env={**importing(tmp_path), "LC_ALL": "C", "LANG": "C",
+                               "PYTHONUTF8": "0"}, timeout=60)
+    assert (done.returncode, done.stdout.decode("utf-8")) == (0, "x ← x + F(x)\n\n"), done.stderr
