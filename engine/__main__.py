@@ -195,10 +195,10 @@ def _emit(text: str, output: Path | None, what: str) -> None:
             raise WriteError(f"cannot write the {what} to standard output: "
                              f"{error.strerror or error}") from None
         return
-    # Replace a regular file only: never a link, a FIFO, a device or a folder.
-    if output.is_symlink() or (output.exists() and not stat.S_ISREG(output.stat().st_mode)):
-        raise WriteError(f"refusing to replace {output}: not a regular file")
     try:
+        # Replace a regular file only: never a link, a FIFO, a device or a folder.
+        if output.is_symlink() or (output.exists() and not stat.S_ISREG(output.stat().st_mode)):
+            raise WriteError(f"refusing to replace {output}: not a regular file")
         write_atomic(output, text)
     except OSError as error:
         raise WriteError(f"cannot write the {what} to {output}: "

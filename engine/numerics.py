@@ -106,6 +106,11 @@ def pin() -> None:
         raise NumericsError("numerics: numpy is loaded already, so its kernels are chosen; "
                             "call engine.numerics.pin() before anything imports numpy")
     wanted = pinned_environment(os.environ.get(MODE_VARIABLE), can_pin())
+    features = {name for name in ("NPY_ENABLE_CPU_FEATURES", *CONFLICTING)
+                if (wanted[name] if name in wanted else os.environ.get(name))}
+    if len(features) > 1:  # numpy would refuse to import, with a traceback
+        raise NumericsError(f"numerics: {' and '.join(sorted(features))} are both set, and "
+                            "numpy starts with one at most: unset one of them")
     for name, value in wanted.items():
         if value is None:
             os.environ.pop(name, None)

@@ -182,11 +182,14 @@ def engine_failure(job: EngineJob, code: int, stderr: str) -> BuildError:
 
 def _engine_env(root: Path, cache: Path | None = None) -> dict[str, str]:
     """The engine runs from a scratch folder with the project root on its import path, and
-    keeps the cells of its training grids in the build's ``cache`` (unless told another)."""
+    keeps the cells of its training grids in the build's ``cache`` (unless told another, a
+    relative folder taken from where the build was started, not from the scratch folder)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
-    if cache is not None:
-        env.setdefault(CELL_CACHE, str(cache / "cells"))
+    if env.get(CELL_CACHE):
+        env[CELL_CACHE] = os.path.abspath(env[CELL_CACHE])
+    elif cache is not None:
+        env[CELL_CACHE] = str(cache / "cells")
     return env
 
 

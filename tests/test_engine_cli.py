@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from paths import GOLDEN_REPORT, GOLDEN_TRACE, ROOT
@@ -105,3 +106,27 @@ def test_output_replaces_only_a_regular_file(tmp_path):
     regular.write_text("old\n")
     assert engine("trace", "-o", str(regular)).returncode == 0
     assert regular.read_text().startswith("TRACE residual-connections-v2 BEGIN")
+
+
+@pytest.mark.parametrize(("length", "code"), [(250, 0), (300, 1)])
+def test_an_output_name_as_long_as_the_system_allows_is_written_and_a_longer_one_is_one_line(
+        tmp_path: Path, length: int, code: int) -> None:
+    target = tmp_path / ("t" * (length - len(".trace")) + ".trace")
+    result = engine("trace", "-o", str(target))
+    assert result.returncode == code and "Traceback" not in result.stderr, result.stderr
+    assert (target.name in os.listdir(tmp_path)) == (code == 0)
+    assert len(result.stderr.splitlines()) == code
+    if code:
+        assert result.stderr.endswith(": File name too long\n")
+
+
+def test_numpy_feature_variables_both_set_are_one_line_not_a_traceback() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "engine", "trace"], cwd=ROOT, capture_output=True, text=True,
+        timeout=60, check=False, env={**os.environ, "ENGINE_NUMERICS": "native",
+                                      "NPY_ENABLE_CPU_FEATURES": "AVX2",
+                                      "NPY_DISABLE_CPU_FEATURES": "AVX512F"})
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == ("engine: error: numerics: NPY_DISABLE_CPU_FEATURES and "
+                             "NPY_ENABLE_CPU_FEATURES are both set, and numpy starts with one "
+                             "at most: unset one of them\n")

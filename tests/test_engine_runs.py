@@ -129,3 +129,14 @@ def test_an_engine_crash_is_named_by_the_file_and_line_it_happened_at() -> None:
 ])
 def test_the_served_path_always_ends_in_a_slash(site_url: str | None, path: str) -> None:
     assert served_path(site_url) == path
+
+
+def test_a_relative_cell_cache_is_taken_from_where_the_build_started(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sitebuild.engine_runs import CELL_CACHE, _engine_env
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(CELL_CACHE, "mine/cells")
+    assert _engine_env(ROOT, tmp_path / "cache")[CELL_CACHE] == str(tmp_path / "mine/cells")
+    monkeypatch.delenv(CELL_CACHE)
+    assert _engine_env(ROOT, tmp_path / "cache")[CELL_CACHE] == str(tmp_path / "cache/cells")

@@ -24,7 +24,9 @@ def write_atomic(path: Path, data: bytes | str) -> None:
     """Replace ``path`` with ``data`` (str is written as UTF-8 with LF line endings)."""
     path = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # The name's start only: a legal name of 255 bytes would leave no room for the rest.
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp",
+                                     dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(raw)
