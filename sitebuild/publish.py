@@ -51,9 +51,12 @@ def write_folder(target: Path, files: Mapping[str, bytes], what: str = "folder",
 
 
 def write_listing(folder: Path, names: Iterable[str]) -> None:
-    """Write the list of the files a build made in ``folder`` (``PUBLISHED_FILES``)."""
+    """Write the list of the files a build made in ``folder`` (``PUBLISHED_FILES``), unless it
+    says so already: a watcher of the folder (the preview's MkDocs) must not wake for nothing."""
     listing = "".join(f"{name}\n" for name in sorted(set(names) - {PUBLISHED_FILES}))
-    (folder / PUBLISHED_FILES).write_text(listing, encoding="utf-8")
+    target = folder / PUBLISHED_FILES
+    if not target.is_file() or target.read_text(encoding="utf-8") != listing:
+        target.write_text(listing, encoding="utf-8")
 
 
 def check_listed(folder: Path) -> None:

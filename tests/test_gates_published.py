@@ -140,6 +140,7 @@ def test_check_uses_the_engine_trace_and_names_the_given_site(site_copy: Path,
     (site_copy / "trace" / TRACE_NAME).write_text(forged, encoding="utf-8")
     build = tmp_path / "build"
     (build / "trace").mkdir(parents=True)
+    (build / ".lock").touch()  # a build folder, holding a trace of an earlier build
     (build / "trace" / TRACE_NAME).write_text(golden, encoding="utf-8")
     done = check("--site", str(site_copy), "--build-dir", str(build))
     assert done.returncode == 1, done.stdout + done.stderr

@@ -110,8 +110,8 @@ def test_a_page_script_that_never_returns_stops_the_print_with_a_message(
         "<article><h1 id='a'>A</h1></article><script>addEventListener('load', () => "
         "setTimeout(() => { for (;;) {} }, 50));</script>")
     monkeypatch.setattr(pdf, "PRINT_SECONDS", 8)
-    start = time.monotonic()
+    before, start = set(children(os.getpid())), time.monotonic()  # a worker's own browser
     with pytest.raises(BuildError, match=r"^pdf: printing the edition took longer than 8 s"):
         pdf.print_edition(tmp_path)
     assert time.monotonic() - start < 30
-    assert children(os.getpid()) == [], "a browser process outlived the print"
+    assert set(children(os.getpid())) <= before, "a browser process outlived the print"

@@ -8,6 +8,7 @@ used where the system cannot exchange; a failed move leaves the old site in plac
 from __future__ import annotations
 
 import errno
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -166,3 +167,13 @@ def test_a_folder_from_before_builds_kept_a_list_is_replaced(tmp_path: Path) -> 
     (tmp_path / "generated" / "old.svg").write_text("<svg/>")
     publish.write_folder(tmp_path / "generated", {"new.svg": b"<svg/>"}, listed=True)
     assert not (tmp_path / "generated" / "old.svg").exists()
+
+
+def test_an_unchanged_list_is_not_written_again(tmp_path: Path) -> None:
+    publish.write_listing(tmp_path, ["a.md"])
+    listed = tmp_path / publish.PUBLISHED_FILES
+    os.utime(listed, (0, 0))
+    publish.write_listing(tmp_path, ["a.md"])  # a watcher of the folder must not wake
+    assert listed.stat().st_mtime == 0
+    publish.write_listing(tmp_path, ["a.md", "b.md"])
+    assert listed.read_text() == "a.md\nb.md\n"
