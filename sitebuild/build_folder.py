@@ -29,8 +29,8 @@ FALLBACK_EPOCH = 315532800
 def exclusive(build_dir: Path, say: Callable[[str], None] = print) -> Iterator[None]:
     """Hold ``build_dir``'s lock (see the module doc); a build that has to wait says so,
     naming the process that holds it (its pid is written into the lock file)."""
-    check_build_folder(build_dir)
     try:
+        check_build_folder(build_dir)
         build_dir.mkdir(parents=True, exist_ok=True)
         handle = (build_dir / ".lock").open("a+")
     except OSError as err:
