@@ -2,7 +2,7 @@
 
 Run from the project root with the project's virtualenv:
 
-    .venv/bin/python benchmarks/bench_engine.py [--repeat N] [--steps S]
+    .venv/bin/python benchmarks/bench_engine.py [--repeat N] [--steps S] [--glibc-defaults]
 
 Two measurements, nothing asserted (speed is watched and written down, never timed in a test):
 
@@ -34,7 +34,10 @@ from engine.allocator import keep_freed_memory  # noqa: E402
 from engine.numerics import pin  # noqa: E402
 
 pin()  # the kernels and the one BLAS thread of every engine run, before numpy loads
-keep_freed_memory()  # and its malloc settings, as `python -m engine` makes them
+# and its malloc settings, as `python -m engine` makes them (--glibc-defaults: without them, to
+# measure what engine/allocator.py is worth; run both, one after the other)
+if "--glibc-defaults" not in sys.argv:
+    keep_freed_memory()
 
 import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
@@ -114,6 +117,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7, help="interleaved repeats")
     parser.add_argument("--steps", type=int, default=20, help="training steps per repeat")
+    parser.add_argument("--glibc-defaults", action="store_true",
+                        help="leave glibc's malloc settings as they are (engine/allocator.py off)")
     arguments = parser.parse_args()
 
     steps = {depth: training_step(depth) for depth in DEPTHS}
