@@ -63,17 +63,22 @@ def check_listed(folder: Path) -> None:
     """Refuse to go on if ``folder`` holds a file its list does not name: the user's, which
     replacing or clearing the folder would delete. A folder without a list was made before
     builds kept one, in a folder ``build_folder.check_build_folder`` knows for a build's."""
+    if (stranger := _unlisted(folder)) is not None:
+        raise BuildError(str(folder / stranger), "is not a file the build made; refusing "
+                         f"to delete it: move it out of {folder}")
+
+
+def _unlisted(folder: Path) -> str | None:
+    """The first file in ``folder`` its list (``PUBLISHED_FILES``) does not name; None when
+    every file is listed or there is no list."""
     try:
         listed = set((folder / PUBLISHED_FILES).read_text(encoding="utf-8").splitlines())
     except FileNotFoundError:
-        return
+        return None
     except (OSError, UnicodeDecodeError) as err:
         raise BuildError(str(folder / PUBLISHED_FILES), f"cannot read the list of the files "
-                         f"the build made: {err}") from None
-    stranger = sorted(_files(folder) - listed - {PUBLISHED_FILES})
-    if stranger:
-        raise BuildError(str(folder / stranger[0]), "is not a file the build made; refusing "
-                         f"to delete it: move it out of {folder}")
+                         f"a build made: {err}") from None
+    return min(_files(folder) - listed - {PUBLISHED_FILES}, default=None)
 
 
 def temp_site_dir(out: Path, build_dir: Path) -> Path:
@@ -92,18 +97,14 @@ def check_replaceable(out: Path) -> None:
         return
     if not out.is_dir():
         raise BuildError(str(out), "exists and is not a folder; refusing to replace it")
-    present = _files(out)
-    if not present:
+    if not _files(out):
         return
-    try:
-        listed = set((out / PUBLISHED_FILES).read_text(encoding="utf-8").splitlines())
-    except (OSError, UnicodeDecodeError):
+    if not (out / PUBLISHED_FILES).is_file():
         raise BuildError(str(out), f"exists and is not a site this build published (no "
                          f"{PUBLISHED_FILES}); refusing to replace it: remove it or choose "
-                         "another --out") from None
-    stranger = sorted(present - listed - {PUBLISHED_FILES})
-    if stranger:
-        raise BuildError(str(out / stranger[0]), "is not a file this build published; "
+                         "another --out")
+    if (stranger := _unlisted(out)) is not None:
+        raise BuildError(str(out / stranger), "is not a file this build published; "
                          f"refusing to replace {out} and delete it: move it away or choose "
                          "another --out")
 

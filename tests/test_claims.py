@@ -32,7 +32,7 @@ from tracefile.schemas import SCHEMAS
 from tracefile.schemas.gradient_claims import CLAIMS as GRADIENT_CLAIMS
 from tracefile.schemas.stream_claims import CLAIMS
 
-UNIGRAM, FORMAT_ONLY = 2.5, 2.0
+FORMAT_ONLY = 2.0
 TRAINING = [claim for claim in CLAIMS if claim.section in ("trainability", "norm-placement")]
 
 
@@ -50,7 +50,7 @@ def resolver(values: dict[str, Any]) -> Callable[[str], Any]:
 def evidence(*arms: ArmEvidence) -> Callable[[str], Any]:
     """A training grid of ``arms`` as a trace would hold it."""
     values: dict[str, Any] = {"TRAINING-CONFIG.arm-names": tuple(a.arm for a in arms),
-                              "CORPUS.unigram": UNIGRAM, "CORPUS.format-only": FORMAT_ONLY}
+                              "CORPUS.format-only": FORMAT_ONLY}
     for a in arms:
         values.update({f"ARM[{a.arm}].{key}": value for key, value in (
             ("variant", a.variant), ("norm", a.norm), ("depth", a.depth), ("lr", a.lr),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import statistics
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,10 +48,9 @@ class ArmEvidence:
 
 @dataclass(frozen=True)
 class Evidence:
-    """What the rules read: the grid's arms and the corpus's yardsticks."""
+    """What the rules read: the grid's arms and the corpus's format-only loss."""
 
     arms: tuple[ArmEvidence, ...]
-    unigram: float
     format_only: float
 
     def of(self, variant: str, norm: str, depth: int) -> list[ArmEvidence]:
@@ -77,10 +76,6 @@ class Evidence:
 
 
 
-def median(values: Iterable[float]) -> float:
-    return statistics.median(list(values))
-
-
 def evidence_from_trace(get: Callable[[str], Any]) -> Evidence:
     """The training grid as a trace holds it (``ARM`` records named by
     ``TRAINING-CONFIG.arm-names``, the ``CORPUS`` yardsticks)."""
@@ -89,7 +84,7 @@ def evidence_from_trace(get: Callable[[str], Any]) -> Evidence:
                               get(f"ARM[{name}].depth"), get(f"ARM[{name}].lr"),
                               get(f"ARM[{name}].warmup"), get(f"ARM[{name}].final-validation"))
                   for name in arms)
-    return Evidence(found, get("CORPUS.unigram"), get("CORPUS.format-only"))
+    return Evidence(found, get("CORPUS.format-only"))
 
 
 def deep_plain_fails(get: Get) -> str:

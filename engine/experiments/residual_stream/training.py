@@ -212,7 +212,7 @@ def trainability(corpus: ArithmeticCorpus, seed: int, config: DecoderTrainingCon
                  if (cell.seed, cell.lr, cell.warmup) == (seed, config.lr, config.warmup))
     evidence = Evidence(tuple(ArmEvidence(a.arm, a.variant, a.norm, a.depth, a.lr, a.warmup,
                                           a.final_validation) for a in arms),
-                        corpus.reference_losses.unigram, corpus.reference_losses.format_only)
+                        corpus.reference_losses.format_only)
     named = {a.arm: a for a in arms}
     best = tuple(_best(named[evidence.best(*key).arm]) for key in dict.fromkeys(
         (a.variant, a.norm, a.depth) for a in arms))
