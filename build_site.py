@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sitebuild import build as site_build
+from sitebuild import check as site_check
 from sitebuild import interrupts
 from sitebuild.generator import GENERATORS
 from sitebuild.processes import child_command
@@ -28,12 +29,16 @@ SERVE_HOST = "127.0.0.1"
 CHECK_DESCRIPTION = """\
 Run the static gates on an already built site and print every finding, one line each
 (docs/PAGE.md:LINE: [gate] message (built into SITE/PAGE.html:LINE)):
-  audit  every number is a traced value shown as the trace gives it; every diagram reads
-         like its diagram re-rendered from the trace
-  links  internal links, images and #anchors resolve; nothing is fetched from another host
-  trace  the published trace and the Trace page's listing equal the checked trace (a diff
-         is printed under the finding)
-The browser, reproducible-build and bad-input gates run in the test suite: ./dev test"""
+  audit    every number is a traced value shown as the trace gives it; every diagram
+           reads like its diagram re-rendered from the trace
+  links    internal links, images and #anchors resolve; nothing is fetched from another host
+  trace    the published trace and the Trace page's listing equal the checked trace (a diff
+           is printed under the finding)
+  rebuilt  every file of the site (pages, charts, search index, notebooks, listings, the
+           PDF) equals the file the build makes from the checked traces, byte for byte
+The site is rebuilt for the address its front page names (--site-url to say another) and
+with its PDF edition when it has one. The browser and bad-input gates run in the test suite:
+./dev test"""
 
 
 def options(args: argparse.Namespace) -> site_build.Options:
@@ -46,7 +51,7 @@ def options(args: argparse.Namespace) -> site_build.Options:
 def run(args: argparse.Namespace, progress: Progress) -> int:
     """Run the parsed command."""
     if args.command == "check":
-        return site_build.check(ROOT, args.site, options(args), progress, args.fresh)
+        return site_check.check(ROOT, args.site, options(args), progress, args.fresh)
     if args.command != "serve":
         return getattr(site_build, args.command)(ROOT, options(args), progress)  # build, render
     from sitebuild.serve import serve
@@ -104,9 +109,6 @@ def parser() -> argparse.ArgumentParser:
                  "atomically.")
     build.add_argument("--out", type=Path, metavar="DIR",
                        help="output folder, replaced atomically (default: site/ in the project)")
-    build.add_argument("--generator", choices=GENERATORS, default="mkdocs",
-                       help="the site generator that turns the rendered pages into the site "
-                       "(default: mkdocs; zensical: docs/building.md lists what differs)")
     build.add_argument("--force", action="store_true",
                        help="rebuild even when nothing changed since the last published site")
     build.add_argument("--fresh", action="store_true",
@@ -132,9 +134,16 @@ def parser() -> argparse.ArgumentParser:
                        help="recompute every trace, its training cells too, instead of "
                        "reading its record or the cache (default: recorded, and said so; a "
                        "cold run takes minutes)")
-    for command, verb in ((build, "will be served from"), (check, "was built for")):
+    for command in (build, check):
+        command.add_argument("--generator", choices=GENERATORS, default="mkdocs",
+                             help="the site generator that turns the rendered pages into the "
+                             "site (default: mkdocs; zensical: docs/building.md lists what "
+                             "differs)")
+    for command, verb, default in (
+            (build, "will be served from", "none: served from /"),
+            (check, "was built for", "the one its front page names, else none")):
         command.add_argument("--site-url", metavar="URL", help=f"address the site {verb} "
-                             "(default: none: served from /)")
+                             f"(default: {default})")
     return top
 
 

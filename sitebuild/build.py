@@ -1,6 +1,6 @@
 """The build: engine → traces → generated files → rendered pages → site generator → gates →
-publish; ``render`` stops after the pages (in ``BUILD/pages``), ``check`` runs the gates on a
-built site against the engine's runs and returns 1 when they find anything.
+publish; ``render`` stops after the pages (in ``BUILD/pages``); ``sitebuild.check`` reuses
+the phases to rebuild a site it checks.
 
 Contract: a ``--trace`` file must equal the engine's run of it (an error at its first differing
 line) unless ``unverified_trace``, which publishes it with a banner on every page. Failures
@@ -10,24 +10,20 @@ raise a ``LocatedError``, and the previous site is left as it was.
 from __future__ import annotations
 
 import collections
-import contextlib
-import dataclasses
 import itertools
 import os
 import shutil
-import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from sitebuild import build_folder, cache, gates, generated, pdf, publish
 from sitebuild.cache import Cache
 from sitebuild.citations import project_references
-from sitebuild.engine_runs import CELL_CACHE, off_reference_note, run_engine
+from sitebuild.engine_runs import off_reference_note, run_engine
 from sitebuild.errors import BuildError
 from sitebuild.generator import generate_site
 from sitebuild.page_context import PageContext
-from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, served_path, shown, temp_prefix
+from sitebuild.paths import CHAPTER_TRACE, REPORT_NAME, served_path, shown
 from sitebuild.progress import Progress
 from sitebuild.render import render_pages
 from tracefile import SCHEMAS, TraceSet, load_trace
@@ -110,10 +106,9 @@ def render(root: Path, options: Options, progress: Progress) -> int:
     return 0
 
 
-#: Why a --trace file must equal the engine's run, for build and for check.
+#: Why a --trace file must equal the engine's run, for build (check has its own).
 PUBLISH_PURPOSE = ("refusing to publish a trace the engine does not reproduce "
                    "(--unverified-trace publishes it with a warning on every page)")
-CHECK_PURPOSE = "check compares sites with what the engine computes"
 
 
 def engine_and_traces(root: Path, options: Options, progress: Progress,
@@ -134,7 +129,7 @@ def engine_and_traces(root: Path, options: Options, progress: Progress,
         publish.write_folder(trace_dir, fresh, listed=True)
         traces = TraceSet({trace_id: load_trace(path, SCHEMAS[trace_id])
                            for trace_id, path in paths.items()}, CHAPTER_TRACE)
-        text = _read_report(report)
+        text = read_report(report)
         notes.append(f"{len(traces.traces)} trace(s)" + ("" if text else ", no report"))
         key = generated.generated_key(root, traces)  # in a phase: a missing `dot` names it
     if note := off_reference_note(traces):
@@ -185,23 +180,28 @@ def pages(root: Path, options: Options, inputs: Inputs, progress: Progress) -> P
     return context
 
 
+def site_files(root: Path, options: Options, context: PageContext, into: Path,
+               progress: Progress) -> None:
+    """The site generator's site from the rendered pages into ``into``, with the PDF edition
+    when asked for."""
+    with progress.phase(options.generator) as notes:
+        generate_site(root, options.build_dir / "pages", into, options.site_url,
+                      options.generator)
+        notes.append(f"--strict into {shown(into)}")
+    if options.pdf:
+        with progress.phase("pdf") as notes:
+            edition = pdf.print_edition(into, options.site_url)
+            notes.append(f"{edition.name}, {edition.stat().st_size // 1024} KB")
+
+
 def site_phases(root: Path, options: Options, context: PageContext, progress: Progress) -> None:
     """The site generator into a temporary folder, the gates on it, then the atomic publish."""
     tmp = publish.temp_site_dir(options.out, options.build_dir)
     try:
-        with progress.phase(options.generator) as notes:
-            generate_site(root, options.build_dir / "pages", tmp, options.site_url,
-                          options.generator)
-            notes.append(f"--strict into {shown(tmp)}")
-        if options.pdf:
-            with progress.phase("pdf") as notes:
-                edition = pdf.print_edition(tmp)
-                notes.append(f"{edition.name}, {edition.stat().st_size // 1024} KB")
+        site_files(root, options, context, tmp, progress)
         with progress.phase("gates") as notes:
-            svgs = {name.removesuffix(".svg"): data.decode("utf-8")
-                    for name, data in context.files.items() if name.endswith(".svg")}
-            findings = gates.run_gates(tmp, context.traces, context.references, svgs,
-                                       base=served_path(options.site_url),
+            findings = gates.run_gates(tmp, context.traces, context.references,
+                                       drawn_svgs(context), base=served_path(options.site_url),
                                        shown_as=shown(options.out))
             if findings:
                 listed = options.build_dir / "findings.txt"
@@ -216,49 +216,10 @@ def site_phases(root: Path, options: Options, context: PageContext, progress: Pr
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def check(root: Path, site: Path, options: Options, progress: Progress,
-          fresh: bool = False) -> int:
-    """Run the gates on ``site`` against the engine's run of every trace; print the findings.
-    The runs come from the cache, and the output names those that did, unless ``fresh``: then
-    every run is made anew, its training cells too, in a temporary cache."""
-    if not (site / "index.html").is_file():
-        raise BuildError(shown(site), "no built site here (no index.html); "
-                         "run `python build_site.py build` first")
-    with build_folder.exclusive(options.build_dir), contextlib.ExitStack() as stack:
-        if fresh:
-            scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(
-                prefix=temp_prefix("fresh"), dir=options.build_dir)))
-            stack.enter_context(_environment(CELL_CACHE, str(scratch / "cells")))
-            options = dataclasses.replace(options, cache_dir=scratch, fresh=True)
-        inputs = engine_and_traces(root, options, progress, CHECK_PURPOSE)
-    if inputs.cached:
-        print(f"[check] checked against the recorded or cached results of "
-              f"{', '.join(inputs.cached)} (records/, {shown(options.cache.root)}), not fresh "
-              "runs: --fresh reruns the engine", flush=True)
-    with progress.phase("gates") as notes:
-        findings = gates.run_gates(site, inputs.traces, base=served_path(options.site_url),
-                                   shown_as=shown(site))
-        notes.append(f"{len(findings)} finding(s)" if findings else "no findings")
-    for finding in findings:
-        print(str(finding))
-        for line in finding.detail.splitlines():  # a diff, indented under its finding
-            print(f"    {line}")
-    return 1 if findings else 0
-
-
-@contextlib.contextmanager
-def _environment(name: str, value: str) -> Iterator[None]:
-    """``name`` set to ``value`` in this process's environment (so in the engine's) for a
-    while."""
-    before = os.environ.get(name)
-    os.environ[name] = value
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = before
+def drawn_svgs(context: PageContext) -> dict[str, str]:
+    """The SVG drawings the pages were rendered with, by name (the figures gate's ``rendered``)."""
+    return {name.removesuffix(".svg"): data.decode("utf-8")
+            for name, data in context.files.items() if name.endswith(".svg")}
 
 
 def same_as_engine(path: Path, fresh: bytes, allowed: bool, purpose: str) -> bool:
@@ -297,7 +258,7 @@ def given_traces(files: tuple[Path, ...]) -> dict[str, Path]:
     return given
 
 
-def _read_report(path: Path | None) -> bytes | None:
+def read_report(path: Path | None) -> bytes | None:
     if path is None:
         return None
     try:

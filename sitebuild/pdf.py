@@ -17,10 +17,12 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,25 +33,48 @@ from sitebuild.processes import child_command
 EDITION = "residual-connections.pdf"
 #: How long printing may take (on two cores it takes well under a minute).
 PRINT_SECONDS = 300
+#: Chromium's printing date in UTC, and its names of structure-tree nodes: both of fixed width.
+_PDF_DATE = re.compile(rb"\(D:\d{14}\+00'00'\)")
+_NODE = re.compile(rb"node\d{8}")
 PARTS = ("labs/gradient-flow.html", "labs/residual-stream.html")  # after the chapter
 CHROMIUM = Path("/usr/bin/chromium")
 FOOTER = ('<div style="width:100%;font-size:8px;text-align:center;color:#555">'
           '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 # Runs in the chapter's page: the parts appended, the table of contents put first.
-ASSEMBLE = """async (parts) => {
+ASSEMBLE = """async ([parts, site]) => {
   const main = document.querySelector("article");
-  for (const [at, url] of parts.entries()) {
-    const html = await (await fetch(url)).text();
+  const root = new URL("./", location.href).href;
+  const inEdition = new Map([[root, ""], [root + "index.html", ""]]);
+  parts.forEach((part, at) => inEdition.set(root + part, "part" + (at + 1) + "-"));
+  // Every link as the edition can follow it: into the edition by an anchor, to the site's
+  // address for any other page of the site (or printed as text without an address), and
+  // outside the site as written. The printing server's own address never reaches the PDF.
+  const relink = (scope, page) => scope.querySelectorAll("a[href]").forEach((el) => {
+    const target = new URL(el.getAttribute("href"), page);
+    const path = target.href.split("#")[0];
+    if (!target.href.startsWith(root)) return;
+    if (inEdition.has(path)) {
+      const id = target.hash ? decodeURIComponent(target.hash.slice(1)) : "edition-top";
+      el.setAttribute("href", "#" + inEdition.get(path) + id);
+    } else if (site) {
+      el.setAttribute("href", site + target.href.slice(root.length));
+    } else {
+      el.removeAttribute("href");
+    }
+  });
+  relink(main, location.href);
+  main.id = "edition-top";
+  for (const [at, part] of parts.entries()) {
+    const html = await (await fetch(root + part)).text();
     const article = new DOMParser().parseFromString(html, "text/html").querySelector("article");
-    const part = document.createElement("section");
-    part.className = "edition-part";
+    relink(article, root + part);
+    const section = document.createElement("section");
+    section.className = "edition-part";
     const prefix = "part" + (at + 1) + "-";
+    section.id = prefix + "edition-top";
     article.querySelectorAll("[id]").forEach((el) => { el.id = prefix + el.id; });
-    article.querySelectorAll('a[href^="#"]').forEach((el) => {
-      el.setAttribute("href", "#" + prefix + el.getAttribute("href").slice(1));
-    });
-    part.append(...article.childNodes);
-    main.append(part);
+    section.append(...article.childNodes);
+    main.append(section);
   }
   document.querySelectorAll("article .tv[data-trace]").forEach((el) => {
     el.dataset.record = el.dataset.trace.split(":").pop();
@@ -91,11 +116,15 @@ def _served(site_dir: Path) -> Iterator[str]:
         server.server_close()
 
 
-def print_edition(site_dir: Path) -> Path:
-    """Print the edition into ``site_dir`` in a child process (see the module doc); its path."""
-    proc = subprocess.Popen(child_command(__name__, [str(site_dir)]), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, encoding="utf-8", errors="replace",
-                            start_new_session=True)
+def print_edition(site_dir: Path, site_url: str | None = None) -> Path:
+    """Print the edition into ``site_dir`` in a child process (see the module doc); its path.
+    Links to pages of the site outside the edition point into ``site_url`` (the site's
+    address); without one they are printed as plain text."""
+    # In UTC, so the printing date is written in one form (``_reproducible``).
+    proc = subprocess.Popen(child_command(__name__, [str(site_dir), site_url or ""]),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, encoding="utf-8",
+                            errors="replace", start_new_session=True,
+                            env={**os.environ, "TZ": "UTC"})
     try:
         _, said = proc.communicate(timeout=PRINT_SECONDS)
     except subprocess.TimeoutExpired:
@@ -110,7 +139,7 @@ def print_edition(site_dir: Path) -> Path:
     return site_dir / EDITION
 
 
-def _print(site_dir: Path) -> Path:
+def _print(site_dir: Path, site_url: str) -> Path:
     """Print the edition into ``site_dir``, in this process; its path."""
     try:
         from playwright.sync_api import Error, sync_playwright
@@ -125,7 +154,8 @@ def _print(site_dir: Path) -> Path:
         try:
             page = browser.new_page()
             page.goto(url + "index.html", wait_until="networkidle")
-            page.evaluate(ASSEMBLE, [url + part for part in PARTS])
+            site = site_url.rstrip("/") + "/" if site_url else ""
+            page.evaluate(ASSEMBLE, [list(PARTS), site])
             page.pdf(path=str(target), format="A4", print_background=True, outline=True,
                      tagged=True, display_header_footer=True, header_template="<span></span>",
                      footer_template=FOOTER,
@@ -135,12 +165,25 @@ def _print(site_dir: Path) -> Path:
                              f"{' '.join(str(err).split())[:300]}") from None
         finally:
             browser.close()
+    target.write_bytes(_reproducible(target.read_bytes()))
     return target
+
+
+def _reproducible(data: bytes) -> bytes:
+    """The printed PDF as the same commit prints it anywhere, bytes of equal length replaced
+    so its cross-reference offsets hold: the printing date becomes the last commit's
+    (``SOURCE_DATE_EPOCH``, which the build sets), and the structure tree's node names, which
+    Chromium numbers by every DOM node it has made so far, are numbered by first use."""
+    epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "0"))
+    date = time.strftime("(D:%Y%m%d%H%M%S+00'00')", time.gmtime(epoch)).encode()
+    data = _PDF_DATE.sub(date, data)
+    numbers: dict[bytes, bytes] = {}
+    return _NODE.sub(lambda m: numbers.setdefault(m[0], b"node%08d" % len(numbers)), data)
 
 
 if __name__ == "__main__":
     try:
-        _print(Path(sys.argv[1]))
+        _print(Path(sys.argv[1]), sys.argv[2])
     except BuildError as error:
         print(error, file=sys.stderr)
         sys.exit(1)

@@ -114,9 +114,14 @@ def publish(tmp: Path, out: Path) -> None:
     with the list of its files and the permissions an ordinary new folder gets (the
     temporary one was private)."""
     check_replaceable(out)
-    write_listing(tmp, _files(tmp))
+    list_site(tmp)
     ordinary_permissions(tmp)
     swap_in(tmp, out, "site")
+
+
+def list_site(folder: Path) -> None:
+    """Write into the site ``folder`` the list of every file it holds, as a published one has."""
+    write_listing(folder, _files(folder))
 
 
 def _files(folder: Path) -> set[str]:

@@ -20,7 +20,6 @@ Contract:
 from __future__ import annotations
 
 import functools
-import hashlib
 import http.server
 import os
 import re
@@ -37,6 +36,7 @@ from typing import Any
 import pytest
 from paths import GOLDEN_REPORT, GOLDEN_TRACE, ROOT
 
+from sitebuild.gates.rebuilt import site_files
 from tracefile import SCHEMAS, TraceSet, load_trace
 
 #: The first build of a session trains the labs' grids (about nine minutes on the reference
@@ -114,13 +114,8 @@ def published_traces(site: Path, default: str) -> TraceSet:
                      for trace_id, schema in SCHEMAS.items()}, default)
 
 
-def tree_digest(root: Path) -> dict[str, str]:
-    """sha256 of every file under `root`, keyed by POSIX relative path."""
-    return {
-        path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(root.rglob("*"))
-        if path.is_file()
-    }
+#: sha256 of every file under a folder, keyed by POSIX relative path.
+tree_digest = site_files
 
 
 def folder_listing(folder: Path) -> dict[str, tuple[int, int]] | None:

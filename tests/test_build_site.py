@@ -30,6 +30,7 @@ from site_support import (
 )
 
 from sitebuild import build as site_build
+from sitebuild import check as site_check
 from sitebuild.engine_runs import engine_jobs
 from sitebuild.errors import BuildError
 from sitebuild.paths import CHAPTER_TRACE
@@ -333,6 +334,6 @@ def test_a_trace_unlike_the_engines_is_refused_unless_allowed(tmp_path: Path) ->
     assert site_build.same_as_engine(given, b"a\nx\n", False, "why") is True
     assert site_build.same_as_engine(given, b"a\nb\n", True, "why") is False
     with pytest.raises(BuildError) as raised:
-        site_build.same_as_engine(given, b"a\nb\n", False, site_build.CHECK_PURPOSE)
+        site_build.same_as_engine(given, b"a\nb\n", False, site_check.CHECK_PURPOSE)
     assert str(raised.value) == (f"{given}:2: differs from a fresh run of the engine, which "
-                                 f"writes 'b' here; {site_build.CHECK_PURPOSE}")
+                                 f"writes 'b' here; {site_check.CHECK_PURPOSE}")

@@ -21,6 +21,7 @@ from paths import GOLDEN_TRACE, ROOT
 from site_support import SHARED_CACHE
 
 from sitebuild import build as site_build
+from sitebuild import check as site_check
 from sitebuild.engine_runs import CELL_CACHE
 from sitebuild.gates.published import check_published
 from sitebuild.paths import CHAPTER_TRACE
@@ -176,7 +177,7 @@ def test_check_prints_the_site_folder_and_the_source_page(built_site: Path,
 def test_check_help_lists_the_gates() -> None:
     done = check("--help")
     assert done.returncode == 0
-    for gate in ("audit", "links", "trace", "browser", "./dev test"):
+    for gate in ("audit", "links", "trace", "rebuilt", "browser", "./dev test"):
         assert gate in done.stdout, gate
 
 
@@ -192,11 +193,11 @@ def test_check_fresh_runs_every_job_without_records_in_a_scratch_cache(
         raise site_build.BuildError("engine", "stopped here")
 
     monkeypatch.setenv(CELL_CACHE, str(tmp_path / "shared-cells"))
-    monkeypatch.setattr(site_build, "engine_and_traces", engine_and_traces)
+    monkeypatch.setattr(site_check, "engine_and_traces", engine_and_traces)
     options = site_build.Options(out=tmp_path / "site", build_dir=tmp_path / "build",
                                  cache_dir=tmp_path / "cache")
     with pytest.raises(site_build.BuildError, match="stopped here"):
-        site_build.check(ROOT, built_site, options, Progress("check"), fresh=True)
+        site_check.check(ROOT, built_site, options, Progress("check"), fresh=True)
     [(cache, cells)] = seen
     assert cache.parent == tmp_path / "build" and Path(cells) == cache / "cells"
     assert not cache.exists()  # the scratch cache goes with the check

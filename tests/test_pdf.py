@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import os
 import re
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -115,3 +116,33 @@ def test_a_page_script_that_never_returns_stops_the_print_with_a_message(
         pdf.print_edition(tmp_path)
     assert time.monotonic() - start < 30
     assert set(children(os.getpid())) <= before, "a browser process outlived the print"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_editions_links_lead_into_it_or_out_to_the_web(edition: BuiltSite) -> None:
+    # Built without an address: a link to a page outside the edition is printed as text, and
+    # nothing points at the printing server, which is gone once the PDF is written.
+    data = (edition.site / EDITION).read_bytes()
+    assert b"127.0.0.1" not in data and b"localhost" not in data
+    addresses = re.findall(rb"/URI \(([^)]*)\)", data)
+    assert addresses and all(a.startswith((b"https://", b"http://")) for a in addresses)
+    assert data.count(b"/S /GoTo") + data.count(b"/Dest") > 50  # the contents, the folds' links
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_check_reprints_the_edition_and_finds_a_forged_one(edition: BuiltSite,
+                                                         tmp_path: Path) -> None:
+    from test_gates_published import check
+
+    site = Path(shutil.copytree(edition.site, tmp_path / "site"))
+    untouched = check("--site", str(site))
+    assert untouched.returncode == 0, untouched.stdout + untouched.stderr  # reprinted, equal
+    assert "[check] pdf " in untouched.stdout
+    pdf = site / EDITION
+    pdf.write_bytes(pdf.read_bytes().replace(b"/Title (", b"/Title (Forged ", 1))
+    done = check("--site", str(site))
+    assert done.returncode == 1
+    assert f"{site}/{EDITION}: [rebuilt] differs from the file in the site the build makes" \
+        in done.stdout, done.stdout
