@@ -171,6 +171,15 @@ def built_site(site_build: BuiltSite) -> Path:
     return site_build.site
 
 
+@pytest.fixture(scope="session")
+def drawn(site_build: BuiltSite) -> dict[str, str]:
+    """The SVG figures the session's site was built with, by name: what a build hands its
+    figures gate (``rendered``), so a test's gates compare with them rather than draw every
+    chart again."""
+    return {path.stem: path.read_text(encoding="utf-8")
+            for path in (site_build.build_dir / "generated").glob("*.svg")}
+
+
 @pytest.fixture
 def site_copy(built_site: Path, tmp_path: Path) -> Path:
     """A copy of the session's site that the test may tamper with."""

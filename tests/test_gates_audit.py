@@ -306,8 +306,8 @@ ARTICLE = r'(<article class="md-content__inner[^>]*>)'
 
 
 @pytest.mark.slow
-def test_real_site_passes_every_static_gate(built_site: Path, trace: Trace) -> None:
-    findings = run_gates(built_site, published_traces(built_site, CHAPTER_TRACE))
+def test_real_site_passes_every_static_gate(built_site: Path, drawn: dict[str, str]) -> None:
+    findings = run_gates(built_site, published_traces(built_site, CHAPTER_TRACE), rendered=drawn)
     assert findings == [], "\n".join(map(str, findings))
 
 
@@ -321,9 +321,10 @@ def test_real_site_has_traced_values_diagrams_and_citations(built_site: Path) ->
 
 
 @pytest.mark.slow
-def test_real_site_changed_traced_value_is_reported(site_copy: Path, trace: Trace) -> None:
+def test_real_site_changed_traced_value_is_reported(site_copy: Path, drawn: dict[str, str]
+                                                    ) -> None:
     _tamper(site_copy, r'(<span class="tv"[^>]*>)([^<]+)(</span>)', r"\g<1>\g<2>1\g<3>")
-    findings = audit_site(site_copy, published_traces(site_copy, CHAPTER_TRACE))
+    findings = audit_site(site_copy, published_traces(site_copy, CHAPTER_TRACE), rendered=drawn)
     assert len(findings) == 1, findings
     assert "shows" in findings[0].message and "the trace gives" in findings[0].message
 
@@ -334,7 +335,8 @@ def test_real_site_changed_traced_value_is_reported(site_copy: Path, trace: Trac
     ("assets/charts/residual-stream-v3.js", "wide["),
 ])
 def test_real_site_changed_value_in_a_script_file_is_reported(site_copy: Path, file: str,
-                                                              what: str) -> None:
+                                                              what: str,
+                                                              drawn: dict[str, str]) -> None:
     # A plotted value in a fold's data, a tick label in a wide drawing: each read where it is.
     data = (site_copy / file).read_text(encoding="utf-8")
     pattern = r'(class=\\"tv\\"[^>]*>)([^<]+)(<)' if "values" in file else r"(<text[^>]*>)(\d)"
@@ -342,8 +344,8 @@ def test_real_site_changed_value_in_a_script_file_is_reported(site_copy: Path, f
                             data, count=1)
     assert count == 1
     (site_copy / file).write_text(forged, encoding="utf-8")
-    findings = [f for f in audit_site(site_copy, published_traces(site_copy, CHAPTER_TRACE))
-                if f.gate == "audit"]
+    traces = published_traces(site_copy, CHAPTER_TRACE)
+    findings = [f for f in audit_site(site_copy, traces, rendered=drawn) if f.gate == "audit"]
     assert findings and all(f"(in the HTML a script shows, {file} {what}" in f.message
                             for f in findings), findings
 
@@ -359,18 +361,19 @@ def test_real_site_changed_value_in_a_script_file_is_reported(site_copy: Path, f
     ],
     ids=["paragraph", "class-name", "inline-code", "alt"],
 )
-def test_real_site_untagged_number_is_reported(site_copy: Path, trace: Trace, html: str,
-                                               expected: str) -> None:
+def test_real_site_untagged_number_is_reported(site_copy: Path, drawn: dict[str, str],
+                                               html: str, expected: str) -> None:
     _tamper(site_copy, ARTICLE, rf"\g<1>{html}")
-    findings = audit_site(site_copy, published_traces(site_copy, CHAPTER_TRACE))
+    findings = audit_site(site_copy, published_traces(site_copy, CHAPTER_TRACE), rendered=drawn)
     assert len(findings) == 1, findings
     assert "untagged number" in findings[0].message and expected in findings[0].message
 
 
 @pytest.mark.slow
-def test_real_site_changed_citation_year_is_reported(site_copy: Path, trace: Trace) -> None:
+def test_real_site_changed_citation_year_is_reported(site_copy: Path,
+                                                     drawn: dict[str, str]) -> None:
     _tamper(site_copy, r'(<cite class="citation">[^<]*<a[^>]*>[^<]*</a>[^<]*?) 2016', r"\1 2015")
-    findings = audit_site(site_copy, published_traces(site_copy, CHAPTER_TRACE))
+    findings = audit_site(site_copy, published_traces(site_copy, CHAPTER_TRACE), rendered=drawn)
     # The whole citation is audited like prose now: its year and its arXiv number.
     assert sorted(re.search(r"'[^']+'", f.message).group(0) for f in findings) == [
         "'1512.03385'", "'2015'"], findings

@@ -143,14 +143,15 @@ def test_diagram_from_another_trace_is_reported(trace: Trace, stack_svg: str) ->
     ],
     ids=["traced-value-swap", "desc", "any-label"],
 )
-def test_real_site_changed_diagram_is_reported(site_copy: Path, trace: Trace, pattern: str,
-                                               replace: str, expected: str) -> None:
+def test_real_site_changed_diagram_is_reported(site_copy: Path, drawn: dict[str, str],
+                                               pattern: str, replace: str, expected: str
+                                               ) -> None:
     site = site_copy
     html = (site / "index.html").read_text(encoding="utf-8")
     new, count = re.subn(pattern, replace, html, count=1, flags=re.S)
     assert count == 1, pattern
     (site / "index.html").write_text(new, encoding="utf-8")
-    findings = audit_site(site, published_traces(site, CHAPTER_TRACE))
+    findings = audit_site(site, published_traces(site, CHAPTER_TRACE), rendered=drawn)
     assert len(findings) == 1, findings
     assert "diagram '" in findings[0].message and expected in findings[0].message
 

@@ -38,8 +38,9 @@ def test_the_build_with_the_page_passes_its_gates(site_build: BuiltSite) -> None
     assert re.search(r"\[build\] gates\s+\S+\s+no findings", site_build.stdout), site_build.stdout
 
 
-def test_the_audit_finds_nothing_on_the_page(built_site: Path) -> None:
-    findings = [str(f) for f in audit_site(built_site, published_traces(built_site, TRACE))
+def test_the_audit_finds_nothing_on_the_page(built_site: Path, drawn: dict[str, str]) -> None:
+    findings = [str(f) for f in audit_site(built_site, published_traces(built_site, TRACE),
+                                           rendered=drawn)
                 if PAGE in str(f)]
     assert findings == []
 
