@@ -4,7 +4,7 @@ Contract: ``run_gates(site_dir, traces, ...)`` runs every static gate over a bui
 returns the findings sorted by page and line (none: it may be published), never raising on a
 broken page and never touching the network: "audit" (``gates.audit`` with ``gates.figures``),
 "links" (``gates.links``) and "trace" (``gates.published``); ``gates.pages`` holds what
-they share.
+they share. ``gates.rebuilt`` compares a site with a rebuild of it, for ``check``.
 """
 
 from __future__ import annotations
