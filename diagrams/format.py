@@ -3,10 +3,11 @@
 Contract:
 - ``format_value(value, fmt)``: ``"exact"`` (shortest decimal, no exponent, integral floats
   without ".0": 2.0 → "2", -2.25 → "−2.25", 2e-06 → "0.000002") or ``"fixed6"``
-  (``f"{x:.6f}"``) or ``"sci"`` (three significant digits and a power of ten in
-  superscript, for values like a gradient check's worst error: 5.869e-10 → "5.87 × 10⁻¹⁰");
-  minus is U+2212; vectors and shapes "[2, −1]"; ints "4"; bools
-  "true"/"false"; names as-is; names lists "a, b".
+  (``f"{x:.6f}"``) or ``"sig4"`` (four significant figures, trailing zeros dropped unless the
+  value rounds to a whole number it is not: 0.9999988 → "1.000") or ``"sci"`` (three
+  significant digits and a power of ten in superscript, for values like a gradient check's
+  worst error: 5.869e-10 → "5.87 × 10⁻¹⁰"); minus is U+2212; vectors and shapes "[2, −1]";
+  ints "4"; bools "true"/"false"; names as-is; names lists "a, b".
 - ``traced(traces, path, fmt)``: the HTML span that carries a value's provenance.
 - ``number_tokens(text)``: the one definition of "a number in text" (used by the audit).
 """
@@ -81,6 +82,12 @@ def _format_float(value: float, fmt: str) -> str:
         if value != 0 and not 1e-4 <= abs(value) < 1e5:
             return _format_sci(value)
         text = positional(float(f"{value:.4g}"))
+        if "." not in text and float(text) != value:
+            # Rounded to a whole number, it keeps its figures (0.9999988 → "1.000", not "1"):
+            # a bare "1" reads as exactly one.
+            text = f"{value:#.4g}".rstrip(".")
+            if "e" in text:  # 99999.6 rounds to 1e+05
+                return _format_sci(value)
     elif fmt == "sci":
         return _format_sci(value)
     else:

@@ -1,14 +1,18 @@
 """A sentence never claims more exactness than the values it shows have.
 
-Contract: ``check_exactness(source, name, resolve, default_format)`` reads a page's source
-(Jinja over Markdown; code and comments skipped) and checks every ``tv("PATH")`` or
-``tv("PATH", "FORMAT")`` written with literal arguments, as shown in its format
-(``default_format`` when none is given) against the value ``resolve(PATH)`` stored:
+Contract: ``check_exactness(page, name, resolve, source, offset)`` reads a rendered page
+(Markdown with each traced value as the span ``diagrams.format.traced`` writes, which names
+its path and format), so every value counts whatever form the template used to show it (a
+keyword format, a loop, a macro), each compared as shown with ``resolve(PATH)`` as stored
+(``format_value(value, "exact")``). In the prose (code, tables and figures skipped):
 
 - in a sentence that says *exact*, *exactly* or *precisely*, every value shows as stored;
-- no two values of a sentence show alike but are stored apart (a float rounded into another).
+- no two values of a sentence show alike but are stored apart (a float rounded into another,
+  or into an int, or two vectors rounded alike).
 
-The first call that breaks a rule is a ``PageError`` at its line naming both sides.
+The first value that breaks a rule is a ``PageError`` at the line of ``source`` (the page's
+template, whose body starts after ``offset`` lines) that names its path, else at its line as
+rendered, naming both sides.
 """
 
 from __future__ import annotations
@@ -19,49 +23,63 @@ from typing import Any
 
 from diagrams.format import format_value
 from sitebuild.page_context import PageError
-from tracefile.errors import LocatedError
 
 _EXACT = re.compile(r"\b(?:exact|exactly|precisely)\b", re.I)
-_TV = re.compile(r"""\btv\(\s*(["'])([^"']+)\1\s*(?:,\s*(["'])(\w+)\3\s*)?\)""")
-_EXPRESSION = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
-# What a reader never sees as prose: code blocks, inline code and the page's comments.
-_NOT_PROSE = re.compile(r"^([ \t]*)(`{3,}|~{3,}).*?^\1\2[ \t]*$|`[^`\n]+`|<#--.*?--#>",
-                        re.M | re.S)
+_SPAN = re.compile(r'<span class="tv" data-trace="([^"]+)" data-format="(\w+)"[^>]*>[^<]*</span>')
+# What a reader never reads as prose: code blocks, inline code, tables (a row of a Markdown
+# table, or an HTML one) and figures. A table row's values are columns, not one statement.
+_NOT_PROSE = re.compile(r"^([ \t]*)(`{3,}|~{3,}).*?^\1\2[ \t]*$|`[^`\n]+`"
+                        r"|<(table|svg|figure)\b.*?</\3>|^[ \t]*\|[^\n]*$", re.M | re.S)
 # A sentence ends at a full stop, question or exclamation mark before a capital or a tag, at
 # a blank line, and before a line that starts a list item, heading, table row or admonition.
 _SENTENCE_END = re.compile(
-    r"(?<=[.!?])\s+(?=[A-Z{*_`\[$])|\n[ \t]*\n|\n(?=[ \t]*(?:[-*+] |\d+\. |#|\||!!!|\?\?\?))")
+    r"(?<=[.!?])\s+(?=[A-Z{*_`\[$<])|\n[ \t]*\n|\n(?=[ \t]*(?:[-*+] |\d+\. |#|\||!!!|\?\?\?))")
 
 
-def check_exactness(source: str, name: str, resolve: Callable[[str], Any],
-                    default_format: str) -> None:
+def check_exactness(page: str, name: str, resolve: Callable[[str], Any], source: str = "",
+                    offset: int = 0) -> None:
     """Refuse a rounded value where a sentence says it is exact, and two values shown alike
     but stored apart (see the module doc)."""
-    for start, sentence in _sentences(source):
-        word = _EXACT.search(_EXPRESSION.sub(" ", sentence))  # the prose, not a format name
-        seen: dict[str, tuple[str, str]] = {}  # shown: (path, stored) of the first value shown so
-        for call in _TV.finditer(sentence):
-            path, fmt = call.group(2), call.group(4) or default_format
-            try:
-                value = resolve(path)
-            except LocatedError:  # never shown, as the page rendered: an example in a raw block
-                continue
-            shown, stored = format_value(value, fmt), format_value(value, "exact")
-            line = source.count("\n", 0, start + call.start()) + 1
-            if word is not None and shown != stored:
+    prose = _NOT_PROSE.sub(lambda block: re.sub(r"[^\n]", " ", block.group(0)), page)
+    spans = list(_SPAN.finditer(prose))
+    # Each value becomes one inert character, so its digits and attributes neither end a
+    # sentence nor say "exact".
+    text = _SPAN.sub(lambda span: "\x00" + " " * (len(span.group(0)) - 1), prose)
+    for start, sentence in _sentences(text):
+        word = _EXACT.search(sentence)
+        seen: dict[str, tuple[str, str]] = {}  # shown: (path, stored) of the first so shown
+        for span in (s for s in spans if start <= s.start() < start + len(sentence)):
+            path, value = span.group(1), resolve(span.group(1))
+            shown, stored = format_value(value, span.group(2)), format_value(value, "exact")
+            line = _line(page, span.start(), path, source, offset)
+            if word is not None and stored != shown:
                 raise PageError(name, line, f"a sentence saying {word.group(0)!r} shows {path} "
                                 f"as {shown}, stored as {stored}: show it as stored "
-                                f'(tv("{path}", "exact")) or drop {word.group(0)!r}')
+                                f'(tv("{_local(path)}", "exact")) or drop '
+                                f"{word.group(0)!r}")
             other, other_stored = seen.setdefault(shown, (path, stored))
-            if isinstance(value, float) and other_stored != stored:
+            if other_stored != stored:
                 raise PageError(name, line, f"a sentence shows {other} and {path} both as "
                                 f"{shown}, stored as {other_stored} and {stored}: show them with "
                                 "the figures that tell them apart (fixed6, exact)")
 
 
-def _sentences(source: str) -> Iterator[tuple[int, str]]:
-    """``(offset, sentence)`` of the page's prose, the rest blanked (offsets kept)."""
-    text = _NOT_PROSE.sub(lambda block: re.sub(r"[^\n]", " ", block.group(0)), source)
+def _local(path: str) -> str:
+    """A qualified path (``trace:PATH``) as a page of that trace writes it."""
+    return path.split(":", 1)[-1]
+
+
+def _line(page: str, at: int, path: str, source: str, offset: int) -> int:
+    """The line of ``source`` that writes ``path``, when one line does; else the line of the
+    rendered page at ``at`` counted in the source (after its ``offset`` lines of front
+    matter)."""
+    written = [n for n, row in enumerate(source.splitlines(), 1) if f'"{_local(path)}"' in row
+               or f"'{_local(path)}'" in row]
+    return offset + (written[0] if len(written) == 1 else page.count("\n", 0, at) + 1)
+
+
+def _sentences(text: str) -> Iterator[tuple[int, str]]:
+    """``(offset, sentence)`` of the page's prose."""
     start = 0
     for end in _SENTENCE_END.finditer(text):
         yield start, text[start:end.start()]

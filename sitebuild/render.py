@@ -34,10 +34,9 @@ from diagrams.format import number_tokens
 from sitebuild.errors import BuildError
 from sitebuild.exactness import check_exactness
 from sitebuild.notebooks import notebook_files
-from sitebuild.page_context import PROSE_FORMAT, PageContext, PageError
+from sitebuild.page_context import PageContext, PageError
 from sitebuild.paths import CHAPTER_TRACE, trace_url
 from sitebuild.publish import PUBLISHED_FILES, check_listed, write_listing
-from tracefile import TraceSet
 from tracefile.errors import LocatedError
 from tracefile.files import write_atomic
 
@@ -98,10 +97,10 @@ def render_one(root: Path, source: Path, context: PageContext) -> str:
     page_name = name.removeprefix("docs/")
     page_globals = context.page_globals(trace_id, page=page_name)
     page = render_page(body, name, page_globals, offset)
-    check_exactness(text, name, TraceSet(context.traces.traces, trace_id).resolve, PROSE_FORMAT)
     if page_globals["ref"].missed:  # a reference came before its figure: number, then name
         page_globals = context.page_globals(trace_id, page_globals["ref"].shown, page_name)
         page = render_page(body, name, page_globals, offset)
+    check_exactness(page, name, context.traces.resolve, body, offset)
     if link := context.edition_link(page_name):  # under the page's title
         page = _TITLE_LINE.sub(lambda title: f"{title.group(0)}\n{link}", page, count=1)
     return front + context.banner() + page + page_globals["cite"].section()
