@@ -9,7 +9,10 @@ own name to 127.0.0.1 reads nothing (421). MkDocs writes its own address into wh
 (the sitemap, canonical links): in text, the proxy puts the reader's address there instead,
 and passes each HTML page through ``rewrite_html`` when given (the preview typesets its math).
 At most ``MAX_CONNECTIONS`` connections are served at once (the next is answered 503 and
-closed), and a client that sends nothing for ``IDLE_SECONDS`` is closed.
+closed); a client that sends nothing for ``IDLE_SECONDS``, or whose request is not whole within
+``REQUEST_SECONDS`` however it trickles in, is closed. A path with a control character is a
+400; an answer too large to rewrite (``REWRITE_BYTES``), or not text, or an HTML page that is
+not UTF-8, is passed on as MkDocs sent it, a large one in pieces, never held whole.
 """
 
 from __future__ import annotations
@@ -29,6 +32,10 @@ from sitebuild.errors import BuildError
 MAX_CONNECTIONS = 32
 #: A request's next bytes must arrive within this, or the connection is closed.
 IDLE_SECONDS = 15.0
+#: The request line and headers must have arrived within this, read by read or not.
+REQUEST_SECONDS = 20.0
+#: The largest answer rewritten in memory (a page, the sitemap); larger ones stream as sent.
+REWRITE_BYTES = 16 * 2**20
 #: MkDocs holds a live-reload poll open for up to a minute before it answers.
 UPSTREAM_SECONDS = 90.0
 #: The answers whose text may name MkDocs' address.
@@ -45,8 +52,10 @@ class Proxy(http.server.ThreadingHTTPServer):
     def __init__(self, host: str, port: int, upstream: int,
                  max_connections: int = MAX_CONNECTIONS,
                  idle_seconds: float = IDLE_SECONDS,
-                 rewrite_html: Callable[[str], str] | None = None) -> None:
+                 rewrite_html: Callable[[str], str] | None = None,
+                 request_seconds: float = REQUEST_SECONDS) -> None:
         self.upstream, self.idle_seconds = upstream, idle_seconds
+        self.request_seconds = request_seconds
         self.rewrite_html = rewrite_html
         self.slots = threading.BoundedSemaphore(max_connections)
         super().__init__((host, port), ForwardHandler)
@@ -83,6 +92,24 @@ class ForwardHandler(http.server.BaseHTTPRequestHandler):
     def setup(self) -> None:
         self.timeout = self.server.idle_seconds  # read by StreamRequestHandler.setup
         super().setup()
+        # The idle limit applies per read: a request trickled a line at a time would hold its
+        # slot for ever without a deadline for the whole of it.
+        self.deadline = threading.Timer(self.server.request_seconds, self._cut)
+        self.deadline.daemon = True
+        self.deadline.start()
+
+    def _cut(self) -> None:
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    def parse_request(self) -> bool:
+        whole = super().parse_request()  # the request line's words and every header
+        self.deadline.cancel()  # then the answer may wait on MkDocs' live-reload poll
+        return whole
+
+    def finish(self) -> None:
+        self.deadline.cancel()
+        super().finish()
 
     def do_GET(self) -> None:
         self.forward(send_body=True)
@@ -98,31 +125,59 @@ class ForwardHandler(http.server.BaseHTTPRequestHandler):
         if not self.path.startswith("/"):
             self.send_error(400, "Bad Request", "the request names a path, not a URL")
             return
+        if any(ord(c) < 32 or ord(c) == 127 for c in self.path):
+            self.send_error(400, "Bad Request", "the path holds a control character")
+            return
         upstream = http.client.HTTPConnection("127.0.0.1", self.server.upstream,
                                               timeout=UPSTREAM_SECONDS)
         try:
             upstream.request("GET", self.path, headers={
                 name: value for name, value in self.headers.items() if name == "Referer"})
             answer = upstream.getresponse()
-            content = answer.read()
-        except OSError:
-            self.send_error(502, "Bad Gateway", "MkDocs' preview server did not answer")
-            return
+            self.answer(answer, send_body)
+        except (OSError, http.client.HTTPException):
+            if not self.wfile.closed and not getattr(self, "_headers_sent", False):
+                self.send_error(502, "Bad Gateway", "MkDocs' preview server did not answer")
         finally:
             upstream.close()
+
+    def answer(self, answer: http.client.HTTPResponse, send_body: bool) -> None:
+        """MkDocs' ``answer`` to the reader: rewritten when it is text small enough to hold,
+        else passed on in pieces as sent."""
         kind = answer.getheader("Content-Type", "")
-        if kind.startswith(TEXT_TYPES):
-            content = content.replace(*self.server.addresses)
-        if kind.startswith("text/html") and self.server.rewrite_html:
-            content = self.server.rewrite_html(content.decode("utf-8")).encode("utf-8")
+        length = int(answer.getheader("Content-Length") or -1)
+        content = None
+        if (kind.startswith(TEXT_TYPES) and length <= REWRITE_BYTES) or length < 0:
+            content = answer.read(REWRITE_BYTES + 1)
+            if len(content) > REWRITE_BYTES:
+                raise http.client.HTTPException("an answer without a length, too large")
+            content = self.rewritten(kind, content)
+            length = len(content)
         self.send_response(answer.status, answer.reason)
         for name, value in (("Content-Type", kind), ("Location", answer.getheader("Location"))):
             if value:
                 self.send_header(name, value)
-        self.send_header("Content-Length", str(len(content)))
+        self.send_header("Content-Length", str(length))
         self.end_headers()
-        if send_body:
+        self._headers_sent = True
+        if not send_body:
+            return
+        if content is not None:
             self.wfile.write(content)
+            return
+        while piece := answer.read(2**16):
+            self.wfile.write(piece)
+
+    def rewritten(self, kind: str, content: bytes) -> bytes:
+        """Text with the reader's address for MkDocs' own, an HTML page through
+        ``rewrite_html``; a page that is not UTF-8 is left as it is."""
+        if kind.startswith(TEXT_TYPES):
+            content = content.replace(*self.server.addresses)
+        if kind.startswith("text/html") and self.server.rewrite_html:
+            # A page that is not UTF-8 is not ours to typeset: shown as MkDocs serves it.
+            with contextlib.suppress(UnicodeDecodeError):
+                content = self.server.rewrite_html(content.decode("utf-8")).encode("utf-8")
+        return content
 
     def log_message(self, format: str, *args: object) -> None:
         """Silent: MkDocs logs what it serves."""

@@ -9,6 +9,7 @@ forwarded whole.
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import socket
 import threading
@@ -120,11 +121,12 @@ def test_connections_past_the_cap_get_an_answer_no_thread(start_proxy: Callable[
     port = start_proxy(max_connections=3)
     threads = threading.active_count()
     idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
-    time.sleep(0.3)  # each accepted, each holding a slot
-    assert threading.active_count() == threads + 3
+    time.sleep(0.3)  # each accepted, each holding a slot (a thread, and its request's timer)
+    held = threading.active_count()
+    assert held == threads + 6
     extra = [exchange(port, b"GET /page HTTP/1.1\r\n\r\n") for _ in range(10)]
     assert all(got.startswith(b"HTTP/1.0 503 ") for got in extra)
-    assert threading.active_count() == threads + 3
+    assert threading.active_count() == held
     for sock in idle:
         sock.close()
     time.sleep(0.3)  # the slots come back
@@ -154,3 +156,82 @@ def test_a_taken_port_is_one_line() -> None:
         with pytest.raises(BuildError) as caught:
             listen("127.0.0.1", port, free_port("127.0.0.1"))
     assert str(caught.value) == f"serve: port {port} is already in use (try --port N)"
+
+
+def test_a_request_trickled_in_is_cut_at_its_deadline(start_proxy: Callable[..., int]) -> None:
+    # Each header line comes well within the idle limit; the whole never comes in time.
+    port = start_proxy(idle_seconds=5, request_seconds=1)
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        start = time.monotonic()
+        sock.sendall(b"GET /page HTTP/1.1\r\n")
+        with contextlib.suppress(OSError):
+            for number in range(40):
+                sock.sendall(f"X-Slow-{number}: 1\r\n".encode())
+                time.sleep(0.2)
+                if time.monotonic() - start > 3:
+                    break
+        assert sock.recv(100) == b""  # closed, not answered
+        assert time.monotonic() - start < 3
+    assert StandIn.requests == []
+
+
+def test_a_control_character_in_the_path_is_answered_400(start_proxy: Callable[..., int]
+                                                        ) -> None:
+    port = start_proxy()
+    for path in (b"/a\x00b", b"/a\x7fb", b"/a\x1bb"):
+        got = exchange(port, b"GET " + path + b" HTTP/1.1\r\n\r\n")
+        assert got.startswith(b"HTTP/1.0 400 "), (path, got[:40])
+    assert StandIn.requests == []
+
+
+class Large(http.server.BaseHTTPRequestHandler):
+    """An asset far larger than a page, and a page that is not UTF-8."""
+
+    SIZE = 64 * 2**20
+
+    def do_GET(self) -> None:
+        if self.path == "/latin1.html":
+            body = "<p>caf\xe9</p>".encode("latin-1")
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(self.SIZE))
+        self.end_headers()
+        piece = b"x" * 2**20
+        with contextlib.suppress(OSError):
+            for _ in range(self.SIZE // len(piece)):
+                self.wfile.write(piece)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_a_large_asset_streams_and_a_latin1_page_is_served(start_proxy: Callable[..., int]
+                                                          ) -> None:
+    import tracemalloc
+
+    server = running(http.server.ThreadingHTTPServer(("127.0.0.1", 0), Large))
+    try:
+        port = start_proxy(server.server_address[1], rewrite_html=lambda page: page)
+        latin = exchange(port, b"GET /latin1.html HTTP/1.1\r\n\r\n")
+        assert latin.startswith(b"HTTP/1.0 200 ") and latin.endswith(b"caf\xe9</p>")
+        tracemalloc.start()
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+                sock.sendall(f"GET /big HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+                received = 0
+                while chunk := sock.recv(2**20):
+                    received += len(chunk)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert received > Large.SIZE
+        assert peak < Large.SIZE // 8, peak  # in pieces, never the whole asset at once
+    finally:
+        server.shutdown()
+        server.server_close()
