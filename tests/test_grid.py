@@ -90,6 +90,26 @@ def test_a_bad_worker_count_is_one_line(calls, monkeypatch) -> None:
         grid.run_grid(CELLS, square)
 
 
+def test_a_cell_cache_that_cannot_be_written_is_one_line(calls, tmp_path, monkeypatch) -> None:
+    # Not a folder one can make (a file stands in its way: true even for root), then a cache
+    # that fills up while cells train.
+    (tmp_path / "file").write_text("x")
+    monkeypatch.setenv(grid.CACHE_VARIABLE, str(tmp_path / "file" / "cells"))
+    with pytest.raises(EngineError, match=r"^grid: the cell cache .*/file/cells "
+                       r"\(ENGINE_CELL_CACHE\) cannot be written: Not a directory; name a "
+                       "folder that can, or unset it"):
+        grid.run_grid(CELLS, square)
+    assert calls.read_text() == ""  # refused before any cell trained
+    monkeypatch.setenv(grid.CACHE_VARIABLE, str(tmp_path / "cells"))
+
+    def full(*args: object) -> object:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(grid, "_map", full)
+    with pytest.raises(EngineError, match=r"could not be written: No space left on device$"):
+        grid.run_grid(CELLS, square)
+
+
 def test_cached_cells_are_not_run_again_and_give_the_same_bits(calls, tmp_path,
                                                                 monkeypatch) -> None:
     monkeypatch.setenv(grid.CACHE_VARIABLE, str(tmp_path / "cells"))

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -94,14 +95,19 @@ def run_grid(cells: Sequence[Cell], train: Callable[[Any], Result],
 
     keys, numerics = cell_keys(cells, train), current()
     stored = [_cache_key(key, repr(numerics)) for key in keys]
-    memory = joblib.Memory(os.environ.get(CACHE_VARIABLE) or None, verbose=0)
+    folder = _cache_folder()
+    memory = joblib.Memory(folder, verbose=0)
     trained = memory.cache(train_one, ignore=["numerics", "train", "cell", "parent"])
     cached = {i for i, key in enumerate(stored) if _in_cache(trained, key)}
     report = _Report(cells, progress, label, cached)
     results: dict[int, dict[str, np.ndarray]] = {}
-    for index, result in _map(trained, repr(numerics), train, cells, stored, cached):
-        results[index] = result
-        report.done(index)
+    try:
+        for index, result in _map(trained, repr(numerics), train, cells, stored, cached):
+            results[index] = result
+            report.done(index)
+    except OSError as error:  # the cache filled up, or was taken away, while cells trained
+        raise EngineError(f"grid: the cell cache {folder} ({CACHE_VARIABLE}) could not be "
+                          f"written: {error.strerror or error}") from None
     ordered = [results[index] for index in range(len(cells))]
     recorded = cell_records.read(label) if numerics.reference else {}
     for index in cached:  # a cached cell must be what was recorded for its key
@@ -109,6 +115,22 @@ def run_grid(cells: Sequence[Cell], train: Callable[[Any], Result],
     if os.environ.get(RECORDS_VARIABLE):
         cell_records.write(Path(os.environ[RECORDS_VARIABLE]), label, cells, keys, ordered)
     return ordered
+
+
+def _cache_folder() -> str | None:
+    """The cell cache's folder (``CACHE_VARIABLE``; None: no cache), made if need be and
+    shown writable before any cell trains: a folder that cannot hold a cell is one line."""
+    folder = os.environ.get(CACHE_VARIABLE) or None
+    if folder is not None:
+        try:
+            os.makedirs(folder, exist_ok=True)
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+        except OSError as error:
+            raise EngineError(f"grid: the cell cache {folder} ({CACHE_VARIABLE}) cannot be "
+                              f"written: {error.strerror or error}; name a folder that can, "
+                              "or unset it to train without one") from None
+    return folder
 
 
 def _in_cache(trained: Any, key: str) -> bool:
