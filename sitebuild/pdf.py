@@ -36,6 +36,8 @@ PRINT_SECONDS = 300
 #: Chromium's printing date in UTC, and its names of structure-tree nodes: both of fixed width.
 _PDF_DATE = re.compile(rb"\(D:\d{14}\+00'00'\)")
 _NODE = re.compile(rb"node\d{8}")
+#: A browser's line on stderr, as Playwright's launch error quotes it.
+_BROWSER_ERROR = re.compile(r"\[pid=\d+\]\[err\] (.+)")
 PARTS = ("labs/gradient-flow.html", "labs/residual-stream.html")  # after the chapter
 CHROMIUM = Path("/usr/bin/chromium")
 FOOTER = ('<div style="width:100%;font-size:8px;text-align:center;color:#555">'
@@ -149,8 +151,16 @@ def _print(site_dir: Path, site_url: str) -> Path:
         raise BuildError("pdf", f"the PDF edition needs {CHROMIUM}: ./dev setup")
     target = site_dir / EDITION
     with _served(site_dir) as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                             args=["--no-sandbox"])
+        try:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                                 args=["--no-sandbox"])
+        except Error as err:
+            # Playwright's message holds the whole command line and log: the browser's first
+            # line on stderr says why, else its own first line.
+            found = _BROWSER_ERROR.search(str(err))
+            said = found.group(1) if found else (str(err).strip() or "no reason").splitlines()[0]
+            raise BuildError("pdf", f"Chromium ({CHROMIUM}) did not start: "
+                             f"{' '.join(said.split())[:200]}") from None
         try:
             page = browser.new_page()
             page.goto(url + "index.html", wait_until="networkidle")

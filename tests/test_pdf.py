@@ -147,3 +147,23 @@ def test_check_reprints_the_edition_and_finds_a_forged_one(edition: BuiltSite,
     pdf.write_bytes(pdf.read_bytes().replace(b"/Title (", b"/Title (Forged ", 1))
     [found] = compare_sites(site, edition.site)
     assert (found.page, found.gate) == (EDITION, "rebuilt") and "differs" in found.message
+
+
+@pytest.mark.browser
+def test_a_browser_that_cannot_start_is_one_short_line(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from sitebuild import pdf
+    from sitebuild.errors import BuildError
+
+    broken = tmp_path / "chromium"
+    broken.write_text("#!/bin/sh\necho \"cannot open display: $(printf 'x%.0s' $(seq 1 4000))\" "
+                      ">&2\nexit 1\n")
+    broken.chmod(0o755)
+    (tmp_path / "index.html").write_text("<article><h1 id='a'>A</h1></article>")
+    monkeypatch.setattr(pdf, "CHROMIUM", broken)
+    with pytest.raises(BuildError) as caught:
+        pdf._print(tmp_path, "")
+    message = str(caught.value)
+    assert message.startswith(f"pdf: Chromium ({broken}) did not start: cannot open display: x")
+    assert len(message) <= len(f"pdf: Chromium ({broken}) did not start: ") + 200
+    assert "\n" not in message and "--disable" not in message  # not the command line
