@@ -149,11 +149,27 @@ def _zensical(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None)
         # Its first complaint (``Warning: page does not exist``), else its last line.
         said = next((line.strip() for line in output.splitlines()
                      if line.strip().startswith(("Warning:", "Error:"))), last_line(output))
+        if where := _ZENSICAL_AT.search(output):  # the page and line it drew under it
+            raise _in_source(root, pages_dir, where[1], int(where[2]), f"zensical: {said}")
         raise BuildError("zensical", f"`zensical build --strict` exited with "
                          f"{done.returncode}: {said}")
     for item in built.iterdir():
         shutil.move(item, site_dir / item.name)  # the site folder may be on another disk
     built.rmdir()
+
+
+#: Where Zensical shows a complaint: ``╭─[ building.md:426:15 ]``, in the rendered pages.
+_ZENSICAL_AT = re.compile(r"\[\s*([^\s\]]+\.md):(\d+):\d+\s*\]")
+
+
+def _in_source(root: Path, pages_dir: Path, page: str, line: int, message: str) -> BuildError:
+    """``message`` at the line of ``docs/PAGE`` that the rendered page's ``line`` came from
+    (the one holding its text), else at the page alone."""
+    rendered = (pages_dir / page).read_text(encoding="utf-8", errors="replace").splitlines()
+    text = rendered[line - 1].strip() if 0 < line <= len(rendered) else ""
+    source = root / "docs" / page
+    at = line_holding(source, (text,)) if text and source.is_file() else None
+    return BuildError(f"docs/{page}", message, at)
 
 
 #: A warning or error as MkDocs prints it (``WARNING -  Doc file 'x.md' contains ...``).

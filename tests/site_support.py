@@ -180,8 +180,9 @@ def assert_failed_cleanly(done: subprocess.CompletedProcess[str], previous_site:
     assert sorted(os.listdir(previous_site.path.parent)) == previous_site.beside, (
         "the build left files beside the site")
     if build_dir.is_dir():
+        # Not temporary: the lock, and the cache Zensical keeps beside its settings.
         leftovers = [p.name for p in build_dir.iterdir()
-                     if p.name.startswith(".") and p.name != ".lock"]
+                     if p.name.startswith(".") and p.name not in (".lock", ".cache")]
         assert leftovers == [], f"temporary folders left in the build folder: {leftovers}"
     return lines[0]
 

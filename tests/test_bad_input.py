@@ -74,8 +74,8 @@ def bad_trace(make: Callable[[], bytes], where: str = "") -> Failure:
     return Failure("engine", setup)
 
 
-def page_edit(phase: str, added: str, line: str) -> Failure:
-    """A line appended to docs/building.md in a project copy.
+def page_edit(phase: str, added: str, line: str, generator: str = "mkdocs") -> Failure:
+    """A line appended to docs/building.md in a project copy, built by ``generator``.
 
     ``line`` is formatted with ``out`` (the site folder) and ``at`` (the added line's number).
     """
@@ -86,7 +86,9 @@ def page_edit(phase: str, added: str, line: str) -> Failure:
         text = page.read_text(encoding="utf-8")
         page.write_text(f"{text}\n{added}\n", encoding="utf-8")
         at = text.count("\n") + 2
-        return Attempt(line.format(out=re.escape(str(out)), at=at), {"project": proj})
+        extra = ("--generator", generator) if generator != "mkdocs" else ()
+        return Attempt(line.format(out=re.escape(str(out)), at=at),
+                       {"project": proj, "extra": extra})
 
     return Failure(phase, setup)
 
@@ -182,6 +184,9 @@ FAILURES: dict[str, Failure] = {
         rf"{PAGE}:{{at}}: .*FORWARD\.no-such-key"),
     "markdown-link": page_edit("mkdocs", "See [the missing page](missing.md).",
                                rf"{PAGE}:{{at}}: .*missing\.md"),
+    "markdown-link-under-zensical": page_edit(
+        "zensical", "See [the missing page](missing.md).",
+        rf"{PAGE}:{{at}}: zensical: Warning: page does not exist$", generator="zensical"),
     "typed-number": page_edit("gates", "A typed number, 0.42, has no provenance.",
                               r"docs/building\.md:{at}: \[audit\] .*0\.42.* "
                               r"\(built into {out}/building\.html:\d+\)$"),
