@@ -198,8 +198,8 @@ FAILURES: dict[str, Failure] = {
                                  rf"{PAGE}:{{at}}: an expression shows the number 42"),
     "exactly-a-rounded-value": page_edit(
         "render", 'It keeps exactly {{ tv("RETENTION.residual") }} of the gradient.',
-        rf"{PAGE}:{{at}}: a sentence saying 'exactly' shows residual-connections-v2:RETENTION\.residual as 0\.3164, "
-        r"stored as 0\.31640625"),
+        rf"{PAGE}:{{at}}: a sentence saying 'exactly' shows "
+        r"residual-connections-v2:RETENTION\.residual as 0\.3164, stored as 0\.31640625"),
     "symlink-in-docs": Failure("render", linked_outside),
     "formula-katex-rejects": page_edit("mkdocs", r"A formula that does not parse: $\frac{x$.",
                                        rf"{PAGE}:{{at}}: KaTeX cannot typeset \$\\frac.x\$"),
