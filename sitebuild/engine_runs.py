@@ -20,6 +20,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +41,9 @@ RECORDS = "records"
 STATUS_TIMEOUT = 120
 #: The lines of an engine run's stderr kept for its error message.
 TAIL_LINES = 200
+#: How long one engine run may take: every lab cold takes about a quarter of an hour on two
+#: busy cores; a run past this is stuck, not slow.
+ENGINE_SECONDS = 3 * 3600
 # What chooses the kernels of an engine run: its pinning mode, and the variables it sets when
 # pinning or leaves to the caller when not (engine/numerics.py; tests/test_numerics.py keeps
 # the two lists in step).
@@ -144,6 +148,8 @@ def _run_job(root: Path, job: EngineJob, workdir: Path, cache: Path,
                                 env=_engine_env(root, cache), stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, encoding="utf-8", errors="replace")
         tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
+        limit = threading.Timer(ENGINE_SECONDS, proc.kill)  # its lines may stop, not its run
+        limit.start()
         try:
             assert proc.stderr is not None
             for line in proc.stderr:
@@ -151,10 +157,14 @@ def _run_job(root: Path, job: EngineJob, workdir: Path, cache: Path,
                 said(line.rstrip("\n"))
             code = proc.wait()
         finally:
+            limit.cancel()
             # Interrupted or failed: no engine run outlives us (killed, the kernel ends them).
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+        if time.perf_counter() - started >= ENGINE_SECONDS:
+            raise BuildError("engine", f"`python -m engine {' '.join(job.args)}` took longer "
+                             f"than {ENGINE_SECONDS:.0f} s; stopped")
         if code != 0:
             raise engine_failure(job, code, "".join(tail))
         missing = [name for name in job.files if not (Path(tmp) / name).is_file()]

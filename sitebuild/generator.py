@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from sitebuild.errors import BuildError, last_line, line_holding
-from sitebuild.processes import child_command
+from sitebuild.processes import child_command, run_limited
 from sitebuild.typeset_math import typeset_site
 from tracefile.files import write_atomic
 
 GENERATORS = ("mkdocs", "zensical")
+#: How long a generator may take over the site (it takes seconds).
+GENERATOR_SECONDS = 600
 _DOC_MESSAGE = re.compile(r"Doc file '([^']+)' contains (?:a|an) [\w ]*?link '([^']*)'")
 _PAGE_ERROR = re.compile(r"Error (?:reading|building) page '([^']+)'")
 _NAV_MISSING = re.compile(r"A reference to '([^']+)' is included in the 'nav' configuration")
@@ -55,10 +56,10 @@ def mkdocs_build(root: Path, pages_dir: Path, site_dir: Path, site_url: str | No
     """``mkdocs build --strict`` of ``pages_dir`` into ``site_dir``, on a copy of the settings
     beside the pages (``mkdocs_settings``)."""
     settings = mkdocs_settings(root, pages_dir, site_url)
-    done = subprocess.run(child_command("mkdocs", ["build", "--strict", "--config-file",
-                                                   str(settings), "--site-dir", str(site_dir)]),
-                          cwd=root, capture_output=True, encoding="utf-8", errors="replace",
-                          check=False)
+    done = run_limited(child_command("mkdocs", ["build", "--strict", "--config-file",
+                                                str(settings), "--site-dir", str(site_dir)]),
+                       GENERATOR_SECONDS, "mkdocs", cwd=root, capture_output=True,
+                       encoding="utf-8", errors="replace")
     if done.returncode != 0:
         output = _ANSI.sub("", done.stdout + done.stderr)
         where = "mkdocs.yml" if "Aborted with a configuration error" in output else "mkdocs"
@@ -140,10 +141,10 @@ def _zensical(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None)
                                           sort_keys=False, allow_unicode=True))
     built = pages_dir.parent / "zensical-site"
     shutil.rmtree(built, ignore_errors=True)
-    done = subprocess.run(child_command("zensical", ["build", "--strict", "--config-file",
-                                                     str(settings)]),
-                          cwd=root, capture_output=True, encoding="utf-8", errors="replace",
-                          check=False)
+    done = run_limited(child_command("zensical", ["build", "--strict", "--config-file",
+                                                  str(settings)]),
+                       GENERATOR_SECONDS, "zensical", cwd=root, capture_output=True,
+                       encoding="utf-8", errors="replace")
     output = _ANSI.sub("", done.stdout + done.stderr)
     if done.returncode != 0 or not (built / "index.html").is_file():
         # Its first complaint (``Warning: page does not exist``), else its last line.
@@ -164,12 +165,15 @@ _ZENSICAL_AT = re.compile(r"\[\s*([^\s\]]+\.md):(\d+):\d+\s*\]")
 
 def _in_source(root: Path, pages_dir: Path, page: str, line: int, message: str) -> BuildError:
     """``message`` at the line of ``docs/PAGE`` that the rendered page's ``line`` came from
-    (the one holding its text), else at the page alone."""
-    rendered = (pages_dir / page).read_text(encoding="utf-8", errors="replace").splitlines()
-    text = rendered[line - 1].strip() if 0 < line <= len(rendered) else ""
+    (the one holding its text), else at that line of the rendered page."""
+    rendered = pages_dir / page
+    rows = rendered.read_text(encoding="utf-8", errors="replace").splitlines()
+    text = rows[line - 1].strip() if 0 < line <= len(rows) else ""
     source = root / "docs" / page
-    at = line_holding(source, (text,)) if text and source.is_file() else None
-    return BuildError(f"docs/{page}", message, at)
+    if source.is_file():
+        return BuildError(f"docs/{page}", message, line_holding(source, (text,)) if text else None)
+    shown = rendered.relative_to(root) if rendered.is_relative_to(root) else rendered
+    return BuildError(str(shown), message, line)
 
 
 #: A warning or error as MkDocs prints it (``WARNING -  Doc file 'x.md' contains ...``).

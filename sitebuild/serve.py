@@ -27,10 +27,11 @@ from pathlib import Path
 from typing import IO
 
 from sitebuild import build, build_folder, preview_proxy
+from sitebuild.engine_runs import ENGINE_SECONDS
 from sitebuild.errors import last_line
 from sitebuild.generator import mkdocs_settings
 from sitebuild.page_context import PageContext, fenced
-from sitebuild.processes import child_command
+from sitebuild.processes import child_command, run_limited
 from sitebuild.progress import Progress
 from sitebuild.render import render_pages, split_front_matter
 from sitebuild.typeset_math import typeset_page
@@ -185,8 +186,9 @@ class Preview:
             # No bytecode written: a new .pyc under a watched folder would wake the server.
             env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
             if self.fresh:
-                done = subprocess.run(self.render_command, cwd=self.root, env=env,
-                                      stderr=subprocess.PIPE, encoding="utf-8", errors="replace")
+                done = run_limited(self.render_command, ENGINE_SECONDS, "serve", cwd=self.root,
+                                   env=env, stderr=subprocess.PIPE, encoding="utf-8",
+                                   errors="replace")
                 sys.stderr.write(done.stderr)
                 if done.returncode:
                     raise _Failed(last_line(done.stderr))

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from paths import ROOT
 from process_support import command, running
 
@@ -101,3 +102,32 @@ def test_a_child_reads_and_writes_utf8_under_the_c_locale(tmp_path: Path) -> Non
                           env={**importing(tmp_path), "LC_ALL": "C", "LANG": "C",
                                "PYTHONUTF8": "0"}, timeout=60)
     assert (done.returncode, done.stdout.decode("utf-8")) == (0, "x ← x + F(x)\n\n"), done.stderr
+
+
+def test_a_child_past_its_limit_is_ended_with_a_line() -> None:
+    from sitebuild.errors import BuildError
+    from sitebuild.processes import run_limited
+
+    start = time.monotonic()
+    with pytest.raises(BuildError, match=r"^mkdocs: `.*time\.sleep\(60\)` took longer than "
+                                         r"1 s; stopped$"):
+        run_limited([sys.executable, "-c", "import time; time.sleep(60)"], 1, "mkdocs")
+    assert time.monotonic() - start < 10
+
+
+def test_an_engine_run_past_its_limit_is_ended_with_a_line(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    from sitebuild import engine_runs
+    from sitebuild.errors import BuildError
+
+    monkeypatch.setattr(engine_runs, "ENGINE_SECONDS", 1)
+    monkeypatch.setattr(engine_runs, "child_command", lambda module, args: [
+        sys.executable, "-c", "import sys, time; print('working', file=sys.stderr); "
+        "time.sleep(60)"])
+    job = engine_runs.EngineJob("stuck", ("stuck.trace",), ("trace", "stuck"))
+    start = time.monotonic()
+    with pytest.raises(BuildError, match=r"^engine: `python -m engine trace stuck` took longer "
+                                         r"than 1 s; stopped$"):
+        engine_runs._run_job(ROOT, job, tmp_path, tmp_path / "cache", lambda line: None)
+    assert time.monotonic() - start < 10
