@@ -15,6 +15,7 @@ its own computations (the local cell cache) are keyed by its kernels too.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import sys
 from collections.abc import Iterable
@@ -44,10 +45,19 @@ def _module_name(path: Path) -> str:
 def _imported(path: Path) -> set[str]:
     """The project modules ``path``'s import statements name (``from X import y``: X, and
     X.y when that is a module)."""
+    names = _names_imported(path, path.read_text(encoding="utf-8"))
+    return {name for name in names if module_file(name) is not None}
+
+
+# Parsing is what keys cost; a text parsed once in a process is not parsed again (the text,
+# not the path, is the cache's key, so an edited file is read afresh).
+@functools.lru_cache(maxsize=4096)
+def _names_imported(path: Path, text: str) -> frozenset[str]:
+    """Every name the import statements of ``text`` (the module at ``path``) name."""
     names: set[str] = set()
     package = _module_name(path) if path.name == "__init__.py" else \
         _module_name(path).rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -57,7 +67,7 @@ def _imported(path: Path) -> set[str]:
                 base = ".".join([*anchor, *([base] if base else [])])
             names.add(base)
             names.update(f"{base}.{alias.name}" for alias in node.names)
-    return {name for name in names if module_file(name) is not None}
+    return frozenset(names)
 
 
 def closure(modules: Iterable[str]) -> list[Path]:
@@ -82,7 +92,12 @@ def closure(modules: Iterable[str]) -> list[Path]:
 
 def _syntax(path: Path) -> str:
     """A module's syntax tree, docstrings dropped, as text (comments never reach the tree)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return _syntax_of(path.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _syntax_of(text: str) -> str:
+    tree = ast.parse(text)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
