@@ -26,6 +26,9 @@ from tracefile import Trace, TraceSet
 from tracefile.values import trace_repr
 
 FORMATS = ("exact", "fixed6", "sig4", "sci")
+#: A value shown in at most this many characters stays on one line, like a number: a short
+#: list ("[2, 2, −1, −1]") or name broken in two reads as two values.
+WHOLE_UP_TO = 16
 MINUS = "\u2212"
 
 # A number not glued to a word: "float64", "v1", "UTF-8", "h2" and "stack.0.branch" hold none.
@@ -121,7 +124,8 @@ def traced(traces: Trace | TraceSet, path: str, fmt: str = "exact", tag: str = "
            ) -> Markup:
     """``<span class="tv" data-trace=PATH data-format=FMT data-exact=EXACT>DISPLAY</span>``,
     with ``data-name`` after FMT when the value is a name (or names), ``data-list`` when it is a
-    list of several numbers; ``tag`` names another element (a table's ``td``) to carry it.
+    list of several numbers, each only when it shows in more than ``WHOLE_UP_TO`` characters;
+    ``tag`` names another element (a table's ``td``) to carry it.
 
     PATH is qualified by its trace (``residual-connections-v2:FORWARD.output``) whichever
     trace a page names by default; EXACT is the value as the trace stores it, written only
@@ -134,10 +138,12 @@ def traced(traces: Trace | TraceSet, path: str, fmt: str = "exact", tag: str = "
     display, exact = escape(format_value(value, fmt)), escape(trace_repr(value))
     if _is_name(value):
         display, exact = _inert(display), _inert(exact)
-    # A number never breaks: a name (data-name) may break at a hyphen, a list of several
-    # values (data-list) after a comma.
+    # A number never breaks, nor does any value as short as one: a longer name (data-name)
+    # may break at a hyphen, a longer list of several values (data-list) after a comma.
     listed = ""
-    if _is_name(value):
+    if len(format_value(value, fmt)) <= WHOLE_UP_TO:
+        pass
+    elif _is_name(value):
         listed = Markup(" data-name")
     elif isinstance(value, tuple) and len(value) > 1:
         listed = Markup(" data-list")

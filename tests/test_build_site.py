@@ -160,7 +160,7 @@ def test_the_three_pages_carry_traced_values(built_site: Path) -> None:
     index = (built_site / "index.html").read_text()
     # Shown to four significant figures; the stored list rides along only as it differs.
     assert re.search(r'<span class="tv" data-trace="residual-connections-v2:FORWARD\.output" '
-                     r'data-format="sig4" data-list data-exact="\[1\.0,-3\.25\]">'
+                     r'data-format="sig4" data-exact="\[1\.0,-3\.25\]">'
                      r'\[1, \u22123\.25\]</span>', index)
     assert 'data-trace="residual-connections-v2:STACK[4].residual"' in index
     assert index.count('class="residual-diagram"') >= 4

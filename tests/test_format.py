@@ -61,7 +61,7 @@ def test_unknown_format_is_a_render_error() -> None:
 def test_traced_span_carries_path_format_and_exact_value(trace: Trace) -> None:
     assert str(traced(trace, "FORWARD.output")) == (
         '<span class="tv" data-trace="residual-connections-v2:FORWARD.output" '
-        'data-format="exact" data-list data-exact="[1.0,-3.25]">[1, −3.25]</span>'
+        'data-format="exact" data-exact="[1.0,-3.25]">[1, −3.25]</span>'
     )
     # A qualified path gives the same span: the attribute always names the trace.
     assert traced(trace, "residual-connections-v2:FORWARD.output") == traced(
@@ -75,7 +75,8 @@ def test_traced_span_carries_path_format_and_exact_value(trace: Trace) -> None:
         '<td class="tv" data-trace="residual-connections-v2:STACK[4].plain[0]" '
         'data-format="exact">0.0078125</td>'
     )
-    # A name may break at a hyphen (data-name), a list after a comma; a number never.
+    # A long name may break at a hyphen (data-name), a long list after a comma; a number,
+    # or a value as short as one, never.
     assert " data-name>" in str(traced(trace, "ZERO-BRANCH.name"))
 
 
@@ -133,3 +134,28 @@ def test_positional_matches_numpy_shortest_positional(value: float) -> None:
     import numpy as np
 
     assert positional(value) == np.format_float_positional(value, unique=True, trim="-")
+
+
+class _Values:
+    """``traced``'s two calls over a dict of values."""
+
+    def __init__(self, **values: object) -> None:
+        self.values = values
+
+    def resolve(self, path: str) -> object:
+        return self.values[path]
+
+    def qualified(self, path: str) -> str:
+        return f"t:{path}"
+
+
+def test_a_value_as_short_as_a_number_never_breaks() -> None:
+    from diagrams.format import WHOLE_UP_TO
+
+    values = _Values(short=(2.0, 2.0, -1.0, -1.0), long=tuple(float(n) for n in range(12)),
+                     name="known-residual", names=("zero-weight.weight", "zero-scale.weight"))
+    assert len(format_value(values.resolve("short"))) <= WHOLE_UP_TO
+    assert " data-list" not in str(traced(values, "short"))  # "[2, 2, −1, −1]": one piece
+    assert " data-name" not in str(traced(values, "name"))
+    assert " data-list" in str(traced(values, "long"))  # past a phone's width: breaks
+    assert " data-name" in str(traced(values, "names"))
