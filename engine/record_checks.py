@@ -31,9 +31,9 @@ from engine.errors import EngineError
 from engine.records import files_of
 from tracefile.schemas import SCHEMAS
 
-#: How far back from HEAD the commits CI tests by default reach: a session is three hours and
-#: CI runs at its end; older commits were tested when they landed.
-WINDOW_HOURS = 4
+#: How far back from HEAD the commits CI tests by default reach: a session, three hours, ends
+#: with CI; older commits were tested when they landed.
+WINDOW_HOURS = 3
 #: The longest wait between two progress lines of a rerun.
 PROGRESS_SECONDS = 10.0
 GIT_TIMEOUT = 60
