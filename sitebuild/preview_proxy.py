@@ -145,7 +145,8 @@ class ForwardHandler(http.server.BaseHTTPRequestHandler):
         """MkDocs' ``answer`` to the reader: rewritten when it is text small enough to hold,
         else passed on in pieces as sent."""
         kind = answer.getheader("Content-Type", "")
-        length = int(answer.getheader("Content-Length") or -1)
+        declared = answer.getheader("Content-Length") or ""
+        length = int(declared) if declared.isdigit() else -1  # none, or not a number: unknown
         content = None
         if (kind.startswith(TEXT_TYPES) and length <= REWRITE_BYTES) or length < 0:
             content = answer.read(REWRITE_BYTES + 1)

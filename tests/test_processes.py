@@ -109,8 +109,7 @@ def test_a_child_past_its_limit_is_ended_with_a_line() -> None:
     from sitebuild.processes import run_limited
 
     start = time.monotonic()
-    with pytest.raises(BuildError, match=r"^mkdocs: `.*time\.sleep\(60\)` took longer than "
-                                         r"1 s; stopped$"):
+    with pytest.raises(BuildError, match=r"^mkdocs: took longer than 1 s and was stopped$"):
         run_limited([sys.executable, "-c", "import time; time.sleep(60)"], 1, "mkdocs")
     assert time.monotonic() - start < 10
 
