@@ -41,27 +41,29 @@ def check_exactness(page: str, name: str, resolve: Callable[[str], Any], source:
     """Refuse a rounded value where a sentence says it is exact, and two values shown alike
     but stored apart (see the module doc)."""
     prose = _NOT_PROSE.sub(lambda block: re.sub(r"[^\n]", " ", block.group(0)), page)
-    spans = list(_SPAN.finditer(prose))
+    spans = {span.start(): span for span in _SPAN.finditer(prose)}
     # Each value becomes one inert character, so its digits and attributes neither end a
     # sentence nor say "exact".
     text = _SPAN.sub(lambda span: "\x00" + " " * (len(span.group(0)) - 1), prose)
     for start, sentence in _sentences(text):
         word = _EXACT.search(sentence)
         seen: dict[str, tuple[str, str]] = {}  # shown: (path, stored) of the first so shown
-        for span in (s for s in spans if start <= s.start() < start + len(sentence)):
+        # Each value is the inert character that stands for it in the sentence.
+        for at in (start + i for i, c in enumerate(sentence) if c == "\x00"):
+            span = spans[at]
             path, value = span.group(1), resolve(span.group(1))
             shown, stored = format_value(value, span.group(2)), format_value(value, "exact")
-            line = _line(page, span.start(), path, source, offset)
             if word is not None and stored != shown:
-                raise PageError(name, line, f"a sentence saying {word.group(0)!r} shows {path} "
-                                f"as {shown}, stored as {stored}: show it as stored "
-                                f'(tv("{_local(path)}", "exact")) or drop '
-                                f"{word.group(0)!r}")
+                raise PageError(name, _line(page, at, path, source, offset),
+                                f"a sentence saying {word.group(0)!r} shows {path} as {shown}, "
+                                f"stored as {stored}: show it as stored "
+                                f'(tv("{_local(path)}", "exact")) or drop {word.group(0)!r}')
             other, other_stored = seen.setdefault(shown, (path, stored))
             if other_stored != stored:
-                raise PageError(name, line, f"a sentence shows {other} and {path} both as "
-                                f"{shown}, stored as {other_stored} and {stored}: show them with "
-                                "the figures that tell them apart (fixed6, exact)")
+                raise PageError(name, _line(page, at, path, source, offset),
+                                f"a sentence shows {other} and {path} both as {shown}, stored "
+                                f"as {other_stored} and {stored}: show them with the figures "
+                                "that tell them apart (fixed6, exact)")
 
 
 def _local(path: str) -> str:

@@ -92,6 +92,7 @@ class ForwardHandler(http.server.BaseHTTPRequestHandler):
     def setup(self) -> None:
         self.timeout = self.server.idle_seconds  # read by StreamRequestHandler.setup
         super().setup()
+        self.answered = False  # a status line went out: an error can no longer replace it
         # The idle limit applies per read: a request trickled a line at a time would hold its
         # slot for ever without a deadline for the whole of it.
         self.deadline = threading.Timer(self.server.request_seconds, self._cut)
@@ -136,7 +137,7 @@ class ForwardHandler(http.server.BaseHTTPRequestHandler):
             answer = upstream.getresponse()
             self.answer(answer, send_body)
         except (OSError, http.client.HTTPException):
-            if not self.wfile.closed and not getattr(self, "_headers_sent", False):
+            if not self.answered:
                 self.send_error(502, "Bad Gateway", "MkDocs' preview server did not answer")
         finally:
             upstream.close()
@@ -160,7 +161,7 @@ class ForwardHandler(http.server.BaseHTTPRequestHandler):
                 self.send_header(name, value)
         self.send_header("Content-Length", str(length))
         self.end_headers()
-        self._headers_sent = True
+        self.answered = True
         if not send_body:
             return
         if content is not None:

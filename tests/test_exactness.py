@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from test_format import Values
 
 from diagrams.format import format_value, traced
 from sitebuild.exactness import check_exactness
@@ -79,19 +80,6 @@ def test_every_form_of_the_template_counts(source: str, golden_traces: TraceSet)
     with pytest.raises(PageError, match=r"both as 1\.272"):
         check(source, traces, a="FORMAT[fp-sixteen].stream-loss",
               b="FORMAT[bf-sixteen].stream-loss")
-
-
-class Values:
-    """A trace's two methods ``traced`` and the rule call, over a dict of values."""
-
-    def __init__(self, **values: object) -> None:
-        self.values = values
-
-    def resolve(self, path: str) -> object:
-        return self.values[path.split(":")[-1]]
-
-    def qualified(self, path: str) -> str:
-        return f"t:{path}"
 
 
 def test_vectors_rounded_alike_and_a_float_before_an_int_are_held_to_the_rule() -> None:

@@ -136,14 +136,14 @@ def test_positional_matches_numpy_shortest_positional(value: float) -> None:
     assert positional(value) == np.format_float_positional(value, unique=True, trim="-")
 
 
-class _Values:
-    """``traced``'s two calls over a dict of values."""
+class Values:
+    """A trace's two methods ``traced`` calls, over a dict of values (an unqualified path)."""
 
     def __init__(self, **values: object) -> None:
         self.values = values
 
     def resolve(self, path: str) -> object:
-        return self.values[path]
+        return self.values[path.split(":")[-1]]
 
     def qualified(self, path: str) -> str:
         return f"t:{path}"
@@ -152,7 +152,7 @@ class _Values:
 def test_a_value_as_short_as_a_number_never_breaks() -> None:
     from diagrams.format import WHOLE_UP_TO
 
-    values = _Values(short=(2.0, 2.0, -1.0, -1.0), long=tuple(float(n) for n in range(12)),
+    values = Values(short=(2.0, 2.0, -1.0, -1.0), long=tuple(float(n) for n in range(12)),
                      name="known-residual", names=("zero-weight.weight", "zero-scale.weight"))
     assert len(format_value(values.resolve("short"))) <= WHOLE_UP_TO
     assert " data-list" not in str(traced(values, "short"))  # "[2, 2, −1, −1]": one piece
