@@ -3,7 +3,7 @@
 ``generated`` (diagrams, charts, tables), ``render`` (with ``page_context``, ``citations``,
 ``numbering``, ``exactness`` and ``notebooks``), ``generator`` (MkDocs or Zensical, then
 ``typeset_math``),
-``pdf``, ``gates/``, ``publish`` and ``serve`` (with ``preview_proxy``); ``check`` holds a
+``pdf``, ``gates/``, ``publish`` and ``serve`` (with ``preview_server``); ``check`` holds a
 built site to the gates and to a rebuild; ``paths`` and ``errors`` are shared.
 It never imports ``engine``.
 """

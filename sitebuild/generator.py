@@ -3,13 +3,14 @@
 Contract: ``generate_site(root, pages_dir, site_dir, site_url, generator)`` builds the rendered
 pages with ``root/mkdocs.yml``'s settings, strictly: ``mkdocs build --strict`` or ``zensical
 build --strict``, each its own command in a child process on a copy of the settings beside
-the pages (``mkdocs_settings``, which the preview's ``mkdocs serve`` reads too). The
+the pages (``mkdocs_settings``; the preview builds with ``mkdocs_build`` too). The
 ``<meta name="generator">`` tag is then removed and the math typeset (``typeset_math``). A
 failure is one ``BuildError``, at the ``docs/`` page and line the generator names.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -52,19 +53,24 @@ def strip_generator_tag(html: str) -> str:
     return _GENERATOR_TAG.sub("", html)
 
 
-def mkdocs_build(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None) -> None:
-    """``mkdocs build --strict`` of ``pages_dir`` into ``site_dir``, on a copy of the settings
-    beside the pages (``mkdocs_settings``)."""
+def mkdocs_build(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None,
+                 strict: bool = True) -> list[str]:
+    """``mkdocs build`` of ``pages_dir`` into ``site_dir``, on a copy of the settings beside
+    the pages (``mkdocs_settings``): ``--strict`` unless told otherwise (the preview's build,
+    which tells its warnings, returned here, rather than stop at one)."""
     settings = mkdocs_settings(root, pages_dir, site_url)
-    done = run_limited(child_command("mkdocs", ["build", "--strict", "--config-file",
-                                                str(settings), "--site-dir", str(site_dir)]),
+    done = run_limited(child_command("mkdocs", ["build", "--strict" if strict else "--no-strict",
+                                                "--config-file", str(settings),
+                                                "--site-dir", str(site_dir)]),
                        GENERATOR_SECONDS, "mkdocs", cwd=root, capture_output=True,
-                       encoding="utf-8", errors="replace")
+                       encoding="utf-8", errors="replace",
+                       env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    output = _ANSI.sub("", done.stdout + done.stderr)
     if done.returncode != 0:
-        output = _ANSI.sub("", done.stdout + done.stderr)
         where = "mkdocs.yml" if "Aborted with a configuration error" in output else "mkdocs"
-        raise _located(root, _complaints(output), f"`mkdocs build --strict` exited with "
+        raise _located(root, _complaints(output), f"`mkdocs build` exited with "
                          f"{done.returncode}: {last_line(output)}", where)
+    return _complaints(output)
 
 
 def mkdocs_settings(root: Path, pages_dir: Path, site_url: str | None) -> Path:

@@ -1,37 +1,36 @@
-"""The live preview: ``mkdocs serve`` over the rendered pages, which this process keeps
-rendered.
+"""The live preview: the rendered pages, kept rendered as the sources change, built by MkDocs
+and served with live reload.
 
-Contract: ``serve(...)`` renders the pages and runs MkDocs' own preview server on them (a
-child process that dies with this one, on a private port behind ``preview_proxy`` on the
-reader's) until stopped, polling the sources meanwhile. An edit
-under ``docs/`` renders the pages it touched in this process; any other edit runs
-``render_command`` (a fresh process, so edited code is what runs) for it and every later one,
-and then marks every page changed (a listing's source may have changed while no page did).
-MkDocs rebuilds the whole site on each change it sees: its ``--dirty`` builds go by file
-times, and miss a page rendered while a build is under way. A failed render prints its
-one-line error once, and shows it atop every page served (the last good render otherwise)
-until an edit renders. The proxy typesets each page's math as it serves it, as the build does.
-No gates, nothing published.
+Contract: ``serve(...)`` renders the pages, has MkDocs build them (``mkdocs build``, not
+strict, in a child process) into a scratch folder and serves that folder on the reader's port
+(``preview_server``, the only server: no other port answers) until stopped, polling the
+sources meanwhile. An edit under ``docs/`` renders the pages it touched in this process; any
+other edit runs ``render_command`` (a fresh process, so edited code is what runs) for it and
+every later one. Each rendered edit is built again into a new folder, which then replaces the
+one served, and every open page reloads. A failed render prints its one-line error once, and
+shows it atop every page served (the last good render otherwise) until an edit renders. The
+server typesets each page's math as it serves it, as the build does. No gates, nothing
+published; the scratch folders are removed when serve stops.
 """
 
 from __future__ import annotations
 
 import os
-import signal
-import socket
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO
 
-from sitebuild import build, build_folder, preview_proxy
+from sitebuild import build, build_folder, preview_server
 from sitebuild.engine_runs import ENGINE_SECONDS
 from sitebuild.errors import last_line
-from sitebuild.generator import mkdocs_settings
+from sitebuild.generator import mkdocs_build
 from sitebuild.page_context import PageContext, fenced
-from sitebuild.processes import child_command, run_limited
+from sitebuild.preview_server import PreviewServer
+from sitebuild.processes import run_limited
 from sitebuild.progress import Progress
 from sitebuild.render import render_pages, split_front_matter
 from sitebuild.typeset_math import typeset_page
@@ -83,77 +82,32 @@ def serve(root: Path, options: build.Options, progress: Progress, host: str, por
           render_command: list[str]) -> int:
     """Render and serve with live reload (see the module doc); the exit code."""
     typeset: dict = {}  # each formula is rendered once, however often its pages are served
-    proxy = preview_proxy.listen(  # before the build
-        host, port, preview_proxy.free_port(host),
-        rewrite_html=lambda page: typeset_page(root, page, typeset))
+    server = preview_server.listen(  # before the build: a taken port fails at once
+        host, port, rewrite_html=lambda page: typeset_page(root, page, typeset))
+    address = f"http://{host}:{server.server_address[1]}/"
     watched = (*(root / name for name in WATCHED), *options.traces,
                *((options.report,) if options.report else ()))
     changes = Changes(watched)  # before the first render: an edit during it is seen
-    try:
+    with server, tempfile.TemporaryDirectory(prefix="residual-preview-") as sites:
         with build_folder.exclusive(options.build_dir):  # builds sharing the folder take turns
             inputs = build.engine_and_traces(root, options, progress)
             context = build.pages(root, options, inputs, progress)
         preview = Preview(root, options, context, render_command, changes)
-        settings = mkdocs_settings(root, preview.pages, options.site_url)
-        server = subprocess.Popen(
-            child_command("mkdocs", ["serve", "--no-strict", "--dev-addr",
-                                     f"{host}:{proxy.upstream}", "--config-file", str(settings)]),
-            # Its own session: a signal to this one's group is this process's to pass on.
-            cwd=root, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, start_new_session=True,
-            stderr=subprocess.PIPE, encoding="utf-8", errors="replace", bufsize=1)
-    except BaseException:
-        proxy.server_close()
-        raise
-    # MkDocs' log names its private address: the reader is shown the proxy's.
-    log = threading.Thread(target=copy_log, daemon=True, args=(
-        server.stderr, f"http://{host}:{proxy.upstream}/", f"http://{host}:{port}/"))
-    log.start()
-    wait_until_listening(proxy.upstream, server)  # until then, requests wait in the queue
-    threading.Thread(target=proxy.serve_forever, daemon=True).start()
-    print(f"[serve] a preview, without gates: `build_site.py build` publishes; "
-          f"serving on http://{host}:{port}/", flush=True)
-    try:
-        while server.poll() is None:
-            preview.rebuild()
-            time.sleep(POLL_SECONDS)
-        print(f"serve: `mkdocs serve` exited with {server.returncode}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("[serve] stopped", flush=True)
-        return 0
-    finally:
-        proxy.shutdown()
-        proxy.server_close()
-        stop(server)
-        log.join(timeout=5)  # MkDocs' last lines
-
-
-def wait_until_listening(port: int, server: subprocess.Popen[str]) -> None:
-    """Return once MkDocs' server accepts a connection on ``port`` (or has exited)."""
-    while server.poll() is None:
+        preview.generate(server, Path(sites), address)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        print(f"[serve] previewing on {address} : saved edits show there in seconds. "
+              "Nothing is checked or published (`python build_site.py build` does both)",
+              flush=True)
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(POLL_SECONDS)
-
-
-def copy_log(lines: IO[str], private: str, public: str) -> None:
-    """Copy MkDocs' log to this process's stderr, naming the address the reader uses."""
-    for line in lines:
-        sys.stderr.write(line.replace(private, public))
-        sys.stderr.flush()
-
-
-def stop(server: subprocess.Popen[str]) -> None:
-    """End the server as Ctrl-C would (it removes its own temporary site), or kill it."""
-    if server.poll() is None:
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # SIGINT ignored, as in a background job
-            server.kill()
-            server.wait()
+            while True:
+                if preview.rebuild():
+                    preview.generate(server, Path(sites), address)
+                time.sleep(POLL_SECONDS)
+        except KeyboardInterrupt:
+            print("[serve] stopped", flush=True)
+            return 0
+        finally:
+            server.shutdown()
 
 
 class Preview:
@@ -168,16 +122,18 @@ class Preview:
         self.fresh = False  # code changed since this process rendered: a process renders
         self.failed = False  # the last rebuild failed: wait for another edit
         self.banner = ""  # the failure shown atop every page
+        self.built: list[Path] = []  # the sites MkDocs built that are kept, the last served
+        self.generated = 0  # how many builds MkDocs was asked for
 
-    def rebuild(self) -> None:
+    def rebuild(self) -> bool:
         """Render what the pending changes touch; on failure say why in one line, in the log
         and atop every page served, and keep the pages and the pending changes until the
-        next edit."""
+        next edit. Whether the rendered pages changed (and the site is to be built again)."""
         start = time.perf_counter()
         new = self.changes.poll()
         self.pending |= new
         if not new and (self.failed or not self.pending):
-            return  # nothing new (a failed edit waits for the next one)
+            return False  # nothing new (a failed edit waits for the next one)
         docs = (self.root / "docs").as_posix() + "/"
         code = any(not path.startswith(docs) for path in self.pending)
         self.fresh = self.fresh or code
@@ -197,12 +153,6 @@ class Preview:
                 if not self.fresh:
                     only = {Path(path).relative_to(self.root).as_posix() for path in self.pending}
                     render_pages(self.root, self.context, self.pages, only)
-                if code:
-                    # A listing's source or the settings may have changed while no page's
-                    # Markdown did: the pages are marked changed, so MkDocs builds again.
-                    mkdocs_settings(self.root, self.pages, self.options.site_url)
-                    for page in self.pages.rglob("*.md"):
-                        os.utime(page)
         except (_Failed, LocatedError) as err:
             line = " ".join(str(err).split())
             if isinstance(err, LocatedError):
@@ -212,11 +162,37 @@ class Preview:
             self.failed = True
             print("[serve] rebuild failed; still serving the previous preview (the error is "
                   "shown atop every page until an edit builds)", flush=True)
-            return
+            return True
         self.pending.clear()
         self.failed = False
-        print(f"[serve] rendered in {time.perf_counter() - start:.2f}s; MkDocs rebuilds",
-              flush=True)
+        print(f"[serve] rendered in {time.perf_counter() - start:.2f}s", flush=True)
+        return True
+
+    def generate(self, server: PreviewServer, sites: Path, address: str) -> None:
+        """Have MkDocs build the rendered pages into a new folder under ``sites`` and serve
+        it. A failure is told in one line and the site served stays (the first is raised)."""
+        start = time.perf_counter()
+        self.generated += 1
+        site = sites / str(self.generated)
+        try:
+            with build_folder.exclusive(self.options.build_dir):
+                warnings = mkdocs_build(self.root, self.pages, site, address, strict=False)
+        except LocatedError as err:
+            if not self.built:
+                raise
+            shutil.rmtree(site, ignore_errors=True)
+            print(" ".join(str(err).split()), file=sys.stderr, flush=True)
+            print("[serve] MkDocs could not build the preview; still serving the previous "
+                  "one", flush=True)
+            return
+        for warning in warnings:
+            print(f"mkdocs: {warning}", file=sys.stderr, flush=True)
+        server.show(site)
+        self.built.append(site)
+        if len(self.built) > 2:  # the one before last: no request can still be reading it
+            shutil.rmtree(self.built.pop(0), ignore_errors=True)
+        print(f"[serve] MkDocs built the preview in {time.perf_counter() - start:.2f}s; "
+              "open pages reload", flush=True)
 
     def show_failure(self, error: str | None) -> None:
         """Put ``error`` atop every rendered page, after its front matter (None: take the

@@ -7,7 +7,7 @@ displayed) by KaTeX's HTML and MathML, rendered by the project's npm KaTeX in on
 process; the page then needs only KaTeX's stylesheet and fonts. In a table header the HTML is
 what assistive technology reads, not the MathML (header checks count only text they can see). A
 formula KaTeX cannot parse is a ``BuildError`` at its ``docs/`` page and line. ``typeset_page``
-does the same for one page's HTML (the preview's proxy calls it).
+does the same for one page's HTML (the preview's server calls it).
 """
 
 from __future__ import annotations

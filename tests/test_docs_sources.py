@@ -19,7 +19,7 @@ from paths import DOCS
 
 from diagrams.format import number_tokens
 from sitebuild.notebooks import NOTEBOOKS
-from sitebuild.preview_proxy import Proxy
+from sitebuild.preview_server import PreviewServer
 from sitebuild.publish import PUBLISHED_FILES
 
 PAGES = sorted(DOCS.rglob("*.md"))
@@ -97,7 +97,7 @@ def test_the_building_page_states_the_rules_the_code_applies() -> None:
     assert f"the labs' notebooks written from `{NOTEBOOKS}/`" in page
     assert f"source `{NOTEBOOKS}/<lab>.py` in jupytext's percent format" in page
     assert "its `Host` is the preview's address, or `localhost` at its port" in page
-    proxy = Proxy("127.0.0.1", 0, 1)
-    port = proxy.server_address[1]
-    proxy.server_close()
-    assert proxy.hosts == {f"127.0.0.1:{port}", f"localhost:{port}"}
+    server = PreviewServer("127.0.0.1", 0)
+    port = server.server_address[1]
+    server.server_close()
+    assert server.hosts == {f"127.0.0.1:{port}", f"localhost:{port}"}
