@@ -116,6 +116,29 @@ def linked_outside(tmp: Path, out: Path) -> Attempt:
                    {"project": proj})
 
 
+def notebook_edit(phase: str, added: str, line: str) -> Failure:
+    """Cells appended to the gradients lab's notebook source in a project copy; ``line`` is
+    formatted with ``last`` (the last added line's number)."""
+
+    def setup(tmp: Path, out: Path) -> Attempt:
+        proj = project_copy(tmp)
+        source = proj / "notebooks" / "gradient-flow.py"
+        text = source.read_text(encoding="utf-8")
+        source.write_text(f"{text}\n{added}", encoding="utf-8")
+        last = text.count("\n") + 1 + added.count("\n")
+        return Attempt(line.format(last=last), {"project": proj})
+
+    return Failure(phase, setup)
+
+
+def notebook_linked_outside(tmp: Path, out: Path) -> Attempt:
+    """A notebook source that is a symbolic link to a private file outside the project."""
+    proj = project_copy(tmp)
+    (tmp / "private.py").write_text("# %%\nsecret = 1\n")
+    (proj / "notebooks" / "private.py").symlink_to(tmp / "private.py")
+    return Attempt(r"notebooks/private\.py: is a symbolic link or not a file", {"project": proj})
+
+
 def _line_of(path: str, text: str) -> int:
     """The number of the first line of the project's ``path`` holding ``text``."""
     lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
@@ -201,6 +224,17 @@ FAILURES: dict[str, Failure] = {
         rf"{PAGE}:{{at}}: a sentence saying 'exactly' shows "
         r"residual-connections-v2:RETENTION\.residual as 0\.3164, stored as 0\.31640625"),
     "symlink-in-docs": Failure("render", linked_outside),
+    "symlink-in-notebooks": Failure("render", notebook_linked_outside),
+    # every marker jupytext reads as a Markdown cell is held to the no-typed-numbers rule
+    "notebook-md-marker": notebook_edit("render", "# %% [md]\n# After 42 steps\n",
+                                        r"notebooks/gradient-flow\.py:{last}: .*'42'"),
+    "notebook-too-deep": notebook_edit("render", "# %%\nx = " + "1+" * 100_000 + "1\n",
+                                       r"notebooks/gradient-flow\.py: .*nested too deeply"),
+    # math that would link, load or carry HTML is refused at its line, as is a huge formula
+    "formula-that-links": page_edit("mkdocs", r"See $\href{javascript:alert(1)}{x}$ here.",
+                                    rf"{PAGE}:{{at}}: .*\\href is not allowed in the site's math"),
+    "huge-broken-formula": page_edit("mkdocs", r"$\frac{x" + "y" * 800_000 + "$",
+                                     rf"{PAGE}:{{at}}: KaTeX cannot typeset"),
     "formula-katex-rejects": page_edit("mkdocs", r"A formula that does not parse: $\frac{x$.",
                                        rf"{PAGE}:{{at}}: KaTeX cannot typeset \$\\frac.x\$"),
     # the page around the article comes from mkdocs.yml, and holds no number either
