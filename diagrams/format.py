@@ -122,18 +122,21 @@ def _format_sci(value: float) -> str:
 
 def traced(traces: Trace | TraceSet, path: str, fmt: str = "exact", tag: str = "span"
            ) -> Markup:
-    """``<span class="tv" data-trace=PATH data-format=FMT data-exact=EXACT>DISPLAY</span>``,
+    """``<span class="tv" data-trace=PATH data-what=WHAT data-format=FMT data-exact=EXACT>DISPLAY
+    </span>``,
     with ``data-name`` after FMT when the value is a name (or names), ``data-list`` when it is a
     list of several numbers, each only when it shows in more than ``WHOLE_UP_TO`` characters;
     ``tag`` names another element (a table's ``td``) to carry it.
 
     PATH is qualified by its trace (``residual-connections-v2:FORWARD.output``) whichever
     trace a page names by default; EXACT is the value as the trace stores it, written only
-    when DISPLAY shows it otherwise (rounded, say): the provenance popover shows
-    ``PATH = EXACT``. Raises TracePathError for an unknown path and RenderError for an
-    unknown format.
+    when DISPLAY shows it otherwise (rounded, say): the provenance popover shows WHAT, the
+    value in words from the trace's schema, above ``PATH = EXACT``. Raises TracePathError for
+    an unknown path and RenderError for an unknown format.
     """
     value = traces.resolve(path)
+    # A "|" (as in "||h_L||") would split the Markdown table row the span may sit in.
+    what = Markup(str(escape(traces.describe(path))).replace("|", "&#124;"))
     path = traces.qualified(path)
     display, exact = escape(format_value(value, fmt)), escape(trace_repr(value))
     if _is_name(value):
@@ -149,9 +152,10 @@ def traced(traces: Trace | TraceSet, path: str, fmt: str = "exact", tag: str = "
         listed = Markup(" data-list")
     stored = "" if exact == display else Markup(' data-exact="{}"').format(exact)
     return Markup(
-        '<{tag} class="tv" data-trace="{path}" data-format="{fmt}"{listed}{stored}>{display}'
-        "</{tag}>"
-    ).format(tag=tag, path=path, fmt=fmt, listed=listed, stored=stored, display=display)
+        '<{tag} class="tv" data-trace="{path}" data-what="{what}" data-format="{fmt}"{listed}'
+        "{stored}>{display}</{tag}>"
+    ).format(tag=tag, path=path, what=what, fmt=fmt, listed=listed, stored=stored,
+             display=display)
 
 
 def _inert(markup: Markup) -> Markup:

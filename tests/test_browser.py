@@ -389,9 +389,10 @@ def test_a_reference_previews_the_caption_of_its_figure(browser: Any, site_url: 
         seen.assert_clean()
 
 
-#: What a traced element's popover says: its path and its stored value (data-exact where it
-#: shows the value rounded, else its own text).
-PROVENANCE = """e => e.getAttribute('data-trace') + ' = '
+#: What a traced element's popover says: what it is in words (data-what, from the trace's
+#: schema), then its path and its stored value (data-exact where it shows the value rounded,
+#: else its own text).
+PROVENANCE = """e => e.getAttribute('data-what') + e.getAttribute('data-trace') + ' = '
     + (e.hasAttribute('data-exact') ? e.getAttribute('data-exact') : e.textContent)"""
 
 
@@ -402,7 +403,7 @@ def test_provenance_on_tap_and_keyboard(browser: Any, site_url: str) -> None:
         tab = seen.page
         number = tab.locator("article .tv").first
         expected = tab.evaluate(PROVENANCE, number.element_handle())
-        assert expected.startswith("residual-connections-")
+        assert "residual-connections-v2:" in expected
         number.tap()
         popover = tab.locator("#tv-popover")
         assert popover.is_visible() and popover.text_content() == expected
@@ -413,15 +414,32 @@ def test_provenance_on_tap_and_keyboard(browser: Any, site_url: str) -> None:
         # popover on focus.
         tab.keyboard.press("Enter")
         assert popover.is_visible() and popover.text_content() == expected
-        tab.keyboard.press("Tab")  # the next traced number of the opening paragraphs
+        # One Tab stop per group of numbers; the arrow keys move within it, and Tab leaves it.
+        stops = tab.evaluate("""() => { const groups = new Map();
+            document.querySelectorAll('article .tv').forEach(e => {
+                const g = e.closest('table, figure, p, li, dd, dt, summary, h1, h2, h3, h4, h5, h6')
+                    || e.parentElement;
+                groups.set(g, (groups.get(g) || 0) + (e.tabIndex === 0)); });
+            return Array.from(groups.values()); }""")
+        assert stops and set(stops) == {1}, stops
+        first = tab.locator("article p:has(.tv ~ .tv) .tv").first
+        first.focus()
+        tab.keyboard.press("ArrowRight")  # the next traced number of the same paragraph
         focused = tab.evaluate_handle("() => document.activeElement")
         assert "tv" in tab.evaluate("e => e.className", focused).split()
         assert popover.text_content() == tab.evaluate(PROVENANCE, focused)
+        assert tab.evaluate("e => e.tabIndex", focused) == 0  # now the group's stop
+        assert first.evaluate("e => e.tabIndex") == -1
+        tab.keyboard.press("ArrowLeft")
+        assert first.evaluate("e => e === document.activeElement")
+        tab.keyboard.press("Tab")  # out of the paragraph
+        assert not first.evaluate("e => e.closest('p').contains(document.activeElement)")
         # A mouse shows it too, on hover; a rounded value's popover holds it as stored.
         tab.keyboard.press("Escape")
         rounded = tab.locator("article .tv[data-exact]").first
         rounded.hover()
         assert popover.is_visible() and popover.text_content() == (
-            f"{rounded.get_attribute('data-trace')} = {rounded.get_attribute('data-exact')}")
+            f"{rounded.get_attribute('data-what')}{rounded.get_attribute('data-trace')} = "
+            f"{rounded.get_attribute('data-exact')}")
         assert rounded.text_content() != rounded.get_attribute("data-exact")
         seen.assert_clean()

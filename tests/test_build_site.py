@@ -160,7 +160,7 @@ def test_the_three_pages_carry_traced_values(built_site: Path) -> None:
     index = (built_site / "index.html").read_text()
     # Shown to four significant figures; the stored list rides along only as it differs.
     assert re.search(r'<span class="tv" data-trace="residual-connections-v2:FORWARD\.output" '
-                     r'data-format="sig4" data-exact="\[1\.0,-3\.25\]">'
+                     r'data-what="[^"]+" data-format="sig4" data-exact="\[1\.0,-3\.25\]">'
                      r'\[1, \u22123\.25\]</span>', index)
     assert 'data-trace="residual-connections-v2:STACK[4].residual"' in index
     assert index.count('class="residual-diagram"') >= 4
@@ -169,6 +169,19 @@ def test_the_three_pages_carry_traced_values(built_site: Path) -> None:
     building = (built_site / "building.html").read_text()
     assert 'data-trace="residual-connections-v2:FORWARD.output"' in building
     assert 'name="generator"' not in index
+
+
+@pytest.mark.slow
+def test_every_number_taken_from_a_list_says_which_in_words(built_site: Path) -> None:
+    # "stream-norm[6]" means nothing to a reader: the key's along words say "depth 64".
+    span = re.compile(r'data-trace="([^":]+):([A-Z-]+)[^"]*\.([a-z-]+)\[\d+\]" data-what="([^"]*)"')
+    seen = 0
+    for page in built_site.rglob("*.html"):
+        for trace_id, kind, key, what in span.findall(page.read_text(encoding="utf-8")):
+            if SCHEMAS[trace_id].specs[kind].by_name[key].kind == "vector":
+                assert "Item " not in what, (page.name, kind, key, what)
+                seen += 1
+    assert seen > 100
 
 
 @pytest.mark.slow

@@ -58,9 +58,14 @@ def test_unknown_format_is_a_render_error() -> None:
         format_value(1.0, "fixed3")
 
 
+WHAT = ("The plain stack&#39;s activation. Component 1 (1 of 2). The activations after each "
+        "layer, plain and residual (depth 4).")
+
+
 def test_traced_span_carries_path_format_and_exact_value(trace: Trace) -> None:
     assert str(traced(trace, "FORWARD.output")) == (
         '<span class="tv" data-trace="residual-connections-v2:FORWARD.output" '
+        'data-what="The block&#39;s output y = x + F(x). y = x + F(x) for the fixture." '
         'data-format="exact" data-exact="[1.0,-3.25]">[1, −3.25]</span>'
     )
     # A qualified path gives the same span: the attribute always names the trace.
@@ -68,12 +73,12 @@ def test_traced_span_carries_path_format_and_exact_value(trace: Trace) -> None:
         trace, "FORWARD.output")
     assert str(traced(trace, "STACK[4].plain[0]", "fixed6")) == (
         '<span class="tv" data-trace="residual-connections-v2:STACK[4].plain[0]" '
-        'data-format="fixed6" data-exact="0.0078125">0.007812</span>'
+        f'data-what="{WHAT}" data-format="fixed6" data-exact="0.0078125">0.007812</span>'
     )
     # Shown as stored: no data-exact. Another element may carry it (a table's cell).
     assert str(traced(trace, "STACK[4].plain[0]", "exact", "td")) == (
         '<td class="tv" data-trace="residual-connections-v2:STACK[4].plain[0]" '
-        'data-format="exact">0.0078125</td>'
+        f'data-what="{WHAT}" data-format="exact">0.0078125</td>'
     )
     # A long name may break at a hyphen (data-name), a long list after a comma; a number,
     # or a value as short as one, never.
@@ -147,6 +152,9 @@ class Values:
 
     def qualified(self, path: str) -> str:
         return f"t:{path}"
+
+    def describe(self, path: str) -> str:
+        return f"the value {path}"
 
 
 def test_a_value_as_short_as_a_number_never_breaks() -> None:

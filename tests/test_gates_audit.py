@@ -123,6 +123,14 @@ def test_a_wrong_stored_value_is_reported(trace: Trace, path: str, fmt: str, old
     assert len(findings) == 1 and says in findings[0].message, findings
 
 
+def test_words_unlike_the_schemas_are_reported(trace: Trace) -> None:
+    right = str(traced(trace, "FORWARD.output"))
+    wrong = right.replace("The block&#39;s output", "The branch&#39;s output", 1)
+    assert wrong != right
+    findings = audit(trace, clean_body(trace).replace(right, wrong))
+    assert len(findings) == 1 and "says in words" in findings[0].message, findings
+
+
 def test_nested_traced_span_title_is_audited(trace: Trace) -> None:
     # A title is read as prose: no traced span carries one.
     right = str(traced(trace, "FORWARD.output"))

@@ -114,9 +114,10 @@ def test_stack_depths_come_from_the_trace(trace_text: str) -> None:
 
 def test_the_popover_has_the_stored_value(trace: Trace) -> None:
     markup = str(render_table("stack", trace))
-    assert ('data-trace="residual-connections-v2:STACK[4].plain" data-format="exact" '
-            'data-list data-exact="[0.0078125,-0.00390625]">[0.0078125, −0.00390625]<'
-            ) in markup
+    assert ('data-trace="residual-connections-v2:STACK[4].plain" data-what="The plain '
+            'stack&#39;s activation. The activations after each layer, plain and residual '
+            '(depth 4)." data-format="exact" data-list data-exact="[0.0078125,-0.00390625]">'
+            '[0.0078125, −0.00390625]<') in markup
 
 
 def test_gradient_split_adds_up_per_coordinate(trace: Trace) -> None:

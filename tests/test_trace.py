@@ -360,6 +360,36 @@ def test_all_paths_resolve_and_cover_every_field(trace: Trace, trace_text: str) 
         trace.resolve(path)
 
 
+@pytest.mark.parametrize(("path", "words"), [
+    # a key's doc, an element by its along words ({n}), the record's doc and which record
+    ("FORWARD.output[1]", "The block's output y = x + F(x). Component 2 (2 of 2). "
+                          "y = x + F(x) for the fixture."),
+    ("STACK[4].plain", "The plain stack's activation. The activations after each layer, plain "
+                       "and residual (depth 4)."),
+    # ``{i}`` counts from zero; ``{key}`` and ``{RECORD.key}`` read another list at the index
+    ("gradient-flow-v3:TEN-LAYERS[0.5].residual-by-depth[3]", "After 3 layers (4 of 11)."),
+    ("gradient-flow-v3:SWEEP[plain-relu].stream-norm[6]", "Depth 64 (7 of 7)."),
+    ("gradient-flow-v3:PATH-MAGNITUDE[1.0].mean[2]", "Paths of length 2 (3 of "),
+    # no along words: the position
+    ("gradient-flow-v3:SWEEP-CONFIG.depths[2]", "Item 3 of 7."),
+])
+def test_a_value_is_described_in_words(golden_traces: TraceSet, path: str, words: str) -> None:
+    assert words in golden_traces.describe(path)
+
+
+def test_every_element_of_every_recorded_list_is_described(golden_traces: TraceSet) -> None:
+    # An along naming a list that is not there, or shorter, fails here, not on a page.
+    described = 0
+    for trace in golden_traces:
+        for path in trace.all_paths():
+            spec = trace.schema.specs[path.split(".")[0].split("[")[0]]
+            if spec.by_name[path.rsplit(".", 1)[1]].along:
+                for index in range(len(trace.resolve(path))):
+                    assert "Item " not in trace.describe(f"{path}[{index}]")
+                    described += 1
+    assert described > 1000
+
+
 def test_a_trace_pickles_as_its_text_and_is_parsed_again(golden_traces: TraceSet) -> None:
     for trace in golden_traces.traces.values():
         again = pickle.loads(pickle.dumps(trace))

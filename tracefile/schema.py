@@ -43,7 +43,10 @@ class Key:
 
     ``length`` (vectors only) names the shape the element count must equal: a key of the same
     record (``"shape"``) or ``"RECORD.key"`` of an earlier once-record. ``source`` defaults to
-    the key's attribute name on the record's source object.
+    the key's attribute name on the record's source object. ``doc`` says in words what the
+    value is; ``along`` (a list's) what its element at a position is, in words: ``{n}`` is the
+    position counted from one, ``{i}`` from zero, and ``{key}`` or ``{RECORD.key}`` the element
+    at the same position of that other list (``"depth {SWEEP-CONFIG.depths}"``).
     """
 
     name: str
@@ -51,6 +54,7 @@ class Key:
     length: str | None = None
     source: str | None = None
     doc: str = ""
+    along: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

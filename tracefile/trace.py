@@ -64,6 +64,12 @@ class Trace:
             self._index = PathIndex(self.schema, self.records(), self.path)
         return self._index.resolve(path)
 
+    def describe(self, path: str) -> str:
+        """What the value ``path`` names is, in words (``PathIndex.describe``)."""
+        self.resolve(path)  # builds the index
+        assert self._index is not None
+        return self._index.describe(path)
+
     def qualified(self, path: str) -> str:
         """``path`` with this trace's id in front (what a provenance attribute carries)."""
         match = split_path(path)
@@ -106,6 +112,10 @@ class TraceSet:
     def resolve(self, path: str) -> Any:
         trace, local = self.split(path)
         return trace.resolve(local)
+
+    def describe(self, path: str) -> str:
+        trace, local = self.split(path)
+        return trace.describe(local)
 
     def qualified(self, path: str) -> str:
         trace, local = self.split(path)

@@ -79,6 +79,36 @@ class PathIndex:
         return value if match["index"] is None else self.element(path, spec, key.name, value,
                                                                   int(match["index"]))
 
+    def describe(self, path: str) -> str:
+        """What the value ``path`` names is, in words, from the schema's docs: the key's doc,
+        the element's (its key's ``along``, else its position), then the record's doc and
+        which record. Raises TracePathError as ``resolve`` does."""
+        self.resolve(path)
+        match = split_path(path)
+        assert match is not None
+        spec = self.schema.specs[match["kind"]]
+        key = spec.by_name[match["field"]]
+        record = self.record(path, spec, match["key"])
+        said = [_sentence(key.doc or key.name)]
+        if match["index"] is not None:
+            index, count = int(match["index"]), len(record.value(key.attr))
+            element = _ALONG.sub(lambda name: trace_repr(self.along(path, record, name[1], index)),
+                                 key.along.replace("{n}", str(index + 1)).replace(
+                                     "{i}", str(index))) if key.along else ""
+            said.append(_sentence(f"{element} ({index + 1} of {count})" if element
+                                  else f"item {index + 1} of {count}"))
+        which = f" ({spec.keyed_by} {match['key']})" if spec.keyed_by else ""
+        said.append(_sentence((spec.doc or spec.kind) + which))
+        return " ".join(said)
+
+    def along(self, path: str, record: Record, name: str, index: int) -> Any:
+        """The element at ``index`` of the list ``name`` (a key of ``record``, or
+        ``RECORD.key`` of a once-record) names."""
+        kind, _, field = name.rpartition(".")
+        owner = self.once[kind] if kind else record
+        spec = self.schema.specs[owner.kind]
+        return self.element(path, spec, field, owner.value(spec.by_name[field].attr), index)
+
     def record(self, path: str, spec: RecordSpec, key: str | None) -> Record:
         if spec.keyed_by is None:
             if key is not None:
@@ -109,6 +139,19 @@ class PathIndex:
     def error(self, path: object, message: str) -> TracePathError:
         shown = shorten(path if isinstance(path, str) else repr(path), 80)
         return TracePathError(self.where, None, f"unknown value path {shown!r}: {message}")
+
+
+#: A list named in a key's ``along`` words.
+_ALONG = re.compile(r"\{((?:[A-Z][A-Z-]*\.)?[a-z][a-z-]*)\}")
+
+
+def _sentence(words: str) -> str:
+    """``words`` with a full stop, and a capital first letter when they open with a word (not
+    a symbol such as ``y`` or ``x's``)."""
+    words = words.strip()
+    if re.match(r"[a-z]{2}", words):
+        words = words[0].upper() + words[1:]
+    return words + ("" if words.endswith((".", "?", "!")) else ".")
 
 
 def all_paths(schema: TraceSchema, records: Iterable[tuple[RecordSpec, Record]]) -> list[str]:

@@ -1,8 +1,9 @@
 """Provenance audit (gate name "audit"): every number a reader sees comes from a trace.
 
 Contract, over the article of every built page: each ``.tv`` element shows
-``format_value(trace.resolve(data-trace), data-format)`` and the stored value (``data-exact``
-where it shows another, else its text: what the popover names); any
+``format_value(trace.resolve(data-trace), data-format)``, the stored value (``data-exact``
+where it shows another, else its text: what the popover names) and in ``data-what`` the
+words ``trace.describe(data-trace)`` gives; any
 other number or verdict word a reader sees or hears (text, code, math, ``READER_ATTRS``) is a
 finding. Exempt by structure only: code listings, scripts and styles, a citation or a package
 version exactly as ``sitebuild.citations`` renders it, a verdict term or a claim's rule exactly
@@ -156,6 +157,7 @@ class _TracedSpan:
     exact: str | None  # data-exact: the stored value, when the span shows it otherwise
     line: int
     parts: list[str] = field(default_factory=list)
+    what: str | None = None  # data-what: the value in words
 
 
 @dataclass
@@ -231,7 +233,7 @@ class _AuditParser(HTMLParser):
         if opens_span:
             fmt = attr(attrs, "data-format") or "exact"
             self.span = _TracedSpan(attr(attrs, "data-trace"), fmt, attr(attrs, "data-exact"),
-                                    line)
+                                    line, what=attr(attrs, "data-what"))
             self.span_depth = len(self.stack)
         vetted = any(frame.tag == tag and name in frame.classes for tag, name in VETTED)
         if vetted and self.cite is None:
@@ -347,6 +349,7 @@ class _AuditParser(HTMLParser):
             value = self.trace.resolve(span.path)
             expected = format_value(value, span.fmt)
             qualified = self.trace.qualified(span.path)
+            described = self.trace.describe(span.path)
         except LocatedError as err:
             report(span.line, f"traced value {span.path!r}: {err.message}")
             return
@@ -356,6 +359,9 @@ class _AuditParser(HTMLParser):
         if qualified != span.path:
             report(span.line, f"traced value {span.path!r} does not name its trace "
                          f"(expected data-trace {qualified!r})")
+        if span.what != described:
+            report(span.line, f"traced value {span.path!r} says in words {span.what!r}, the "
+                              f"trace's schema says {described!r}")
         if shown != expected:
             report(span.line, f"traced value {span.path!r} ({span.fmt}) shows "
                          f"{shown!r}, the trace gives {expected!r}")

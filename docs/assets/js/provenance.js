@@ -1,9 +1,13 @@
 /* Provenance on tap and keyboard focus, and citation previews. Every traced number is a `.tv`
- * element whose data-trace names its trace record, and whose data-exact holds the stored value
+ * element whose data-trace names its trace record, whose data-what says in words what it is
+ * (written by the build from the trace's schema), and whose data-exact holds the stored value
  * when the element shows it rounded (else its text is the stored value). This makes each one
- * focusable and shows "record = stored value" in a small popover when it is hovered, tapped,
+ * focusable and shows those words above "record = stored value" in a small popover when it is
+ * hovered, tapped,
  * clicked or focused (or Enter is pressed on it); Escape, a tap elsewhere or
- * moving focus away closes it. A citation (`.citation-ref`, a link to the page's References)
+ * moving focus away closes it. The keyboard reaches the numbers of one paragraph, list item,
+ * table or figure (a group) with one Tab stop, and moves among them with the arrow keys,
+ * Home and End (a roving tab index: the number last focused is the group's stop). A citation (`.citation-ref`, a link to the page's References)
  * or a reference to a figure, table or equation (`.element-ref`) shows its entry or the
  * element's caption in the same popover on hover and focus; a first tap shows it, a second
  * follows the link. The text is the element's own attributes or text, or the caption's
@@ -32,7 +36,18 @@
     if (!text) return;
     if (current && current !== el) current.removeAttribute("aria-describedby");
     current = el;
-    box.textContent = text;
+    box.textContent = "";
+    var what = el.getAttribute("data-what");
+    if (what) {
+      var words = document.createElement("span");
+      words.className = "tv-what";
+      words.textContent = what;
+      box.appendChild(words);
+    }
+    var source = document.createElement("span");
+    source.className = what ? "tv-source" : "";
+    source.textContent = text;
+    box.appendChild(source);
     box.hidden = false;
     el.setAttribute("aria-describedby", box.id);
     var rect = el.getBoundingClientRect();
@@ -57,20 +72,54 @@
     current = null;
   }
 
+  var GROUP = "table, figure, p, li, dd, dt, summary, h1, h2, h3, h4, h5, h6";
+
+  function groupOf(el) { return el.closest(GROUP) || el.parentElement; }
+
+  // The traced numbers of el's group, in reading order (not those of a group inside it).
+  function members(el) {
+    var group = groupOf(el);
+    return Array.prototype.filter.call(group.querySelectorAll(".tv"), function (other) {
+      return groupOf(other) === group;
+    });
+  }
+
+  // Focus moves to another number of the group, which becomes the group's Tab stop.
+  function rove(el, event) {
+    var all = members(el), at = all.indexOf(el);
+    var to = {ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1,
+              Home: 0, End: all.length - 1}[event.key];
+    if (to === undefined || to < 0 || to >= all.length || to === at) return;
+    event.preventDefault();
+    all[to].focus();
+  }
+
   function enhance(root) {
+    var stops = new Set();  // the groups whose Tab stop is given
+    root.querySelectorAll(".md-typeset .tv[tabindex]").forEach(function (el) {
+      if (el.getAttribute("tabindex") === "0") stops.add(groupOf(el));
+    });
     root.querySelectorAll(".md-typeset .tv").forEach(function (el) {
       if (el.hasAttribute("data-provenance")) return;
       var stored = el.hasAttribute("data-exact") ? el.getAttribute("data-exact")
         : el.textContent;
       el.setAttribute("data-provenance", el.getAttribute("data-trace") + " = " + stored);
-      el.setAttribute("tabindex", "0");
+      var group = groupOf(el);
+      el.setAttribute("tabindex", stops.has(group) ? "-1" : "0");
+      stops.add(group);
       el.addEventListener("mouseenter", function () { show(el); });
       el.addEventListener("mouseleave", function () { if (current === el) hide(); });
-      el.addEventListener("focus", function () { show(el); });
+      el.addEventListener("focus", function () {
+        members(el).forEach(function (other) {
+          other.setAttribute("tabindex", other === el ? "0" : "-1");
+        });
+        show(el);
+      });
       el.addEventListener("blur", function () { if (current === el) hide(); });
       el.addEventListener("click", function (event) { event.stopPropagation(); show(el); });
       el.addEventListener("keydown", function (event) {
         if (event.key === "Enter" || event.key === " ") { event.preventDefault(); show(el); }
+        else rove(el, event);
       });
     });
   }
