@@ -100,6 +100,27 @@ WRAPPED_VALUES = """() => {
 #: finishes"); the narrow drawings are made for it.
 PLOT_MIN_HEIGHT = 180
 
+#: The headings of a page's article taller than their own text by half a line or more: an
+#: empty band under the words (a permanent-link mark wrapped to a line of its own).
+EMPTY_BANDS = """() => [...document.querySelectorAll('article :is(h1, h2, h3, h4)')]
+    .filter(h => h.getClientRects().length).filter(h => {
+        const rects = [];  // the lines of the heading's own words, its link mark left out
+        const walk = document.createTreeWalker(h, NodeFilter.SHOW_TEXT);
+        while (walk.nextNode()) {
+            if (walk.currentNode.parentElement.closest('.headerlink')) continue;
+            const words = document.createRange();
+            words.selectNodeContents(walk.currentNode);
+            rects.push(...[...words.getClientRects()].filter(r => r.width > 0));
+        }
+        if (!rects.length) return false;
+        const height = Math.max(...rects.map(r => r.bottom)) - Math.min(...rects.map(r => r.top));
+        const style = getComputedStyle(h);
+        const inner = h.getBoundingClientRect().height - parseFloat(style.paddingTop)
+            - parseFloat(style.paddingBottom);
+        return inner - height >= parseFloat(style.lineHeight) / 2;
+    }).map(h => h.textContent.trim())"""
+
+
 #: The charts of a page's article whose shown drawing has a plot area under PLOT_MIN_HEIGHT
 #: pixels tall, or a label (tick, axis or series name) drawn outside the drawing's box; and
 #: the explorer's shown curves, a plot area edge to edge, when they are drawn lower than that.

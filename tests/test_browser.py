@@ -25,6 +25,7 @@ from browser_support import (
     BROKEN_WORDS,
     CRAMPED_CHARTS,
     DESKTOP,
+    EMPTY_BANDS,
     NARROW_PHONE,
     PAST_THE_EDGES,
     PHONE,
@@ -272,6 +273,8 @@ def test_phone_width_needs_no_horizontal_scroll(browser: Any, site_url: str, scr
         assert tab.evaluate(BROKEN_WORDS) == []
         # Every chart is drawn for the phone: a plot area a reader can read, labels inside.
         assert tab.evaluate(CRAMPED_CHARTS) == []
+        # No heading leaves an empty band under its words.
+        assert tab.evaluate(EMPTY_BANDS) == []
         seen.assert_clean()
 
 
@@ -290,6 +293,9 @@ OLD_PHONE_RULES = {
     "the explorer's curves in a strip": (  # drawn at their drawing's own proportions
         "labs/gradient-flow.html", PHONE, CRAMPED_CHARTS,
         ".md-typeset svg.gf-curves { height: auto !important; }"),
+    "an empty band under a heading": (  # the permanent-link mark shown on a phone
+        "building.html", PHONE, EMPTY_BANDS,
+        ".md-typeset .headerlink { display: inline-block !important; }"),
     "a number wrapped inside itself": (  # values allowed to wrap in narrow columns
         "labs/gradient-flow.html", PHONE, WRAPPED_VALUES,
         ".md-typeset .tv { white-space: normal !important; overflow-wrap: anywhere !important; }"),
