@@ -25,7 +25,9 @@ from diagrams.errors import RenderError
 from tracefile import Trace, TraceSet
 from tracefile.values import trace_repr
 
-FORMATS = ("exact", "fixed6", "sig4", "sci")
+FORMATS = ("exact", "fixed6", "sig4", "sci", "percent")
+#: A yes/no value's two words, for true and for false ("moved/stayed"): a format of its own.
+WORDS_FORMAT = re.compile(r"[a-z][a-z ]*/[a-z][a-z ]*")
 #: A value shown in at most this many characters stays on one line, like a number: a short
 #: list ("[2, 2, −1, −1]") or name broken in two reads as two values.
 WHOLE_UP_TO = 16
@@ -58,9 +60,16 @@ _INERT = {ord(c): f"&#{ord(c)};" for c in "*_`\\[]{}$~|!:^"}
 
 def format_value(value: Any, fmt: str = "exact") -> str:
     """The text a reader sees for a traced value."""
+    if WORDS_FORMAT.fullmatch(fmt):
+        if not isinstance(value, bool):
+            raise RenderError("<format>", None, f"the format {fmt!r} words a yes or no, not a "
+                              f"{type(value).__name__}")
+        yes, no = fmt.split("/")
+        return yes if value else no
     if fmt not in FORMATS:
         raise RenderError("<format>", None,
-                          f"unknown display format {fmt!r}; expected one of {', '.join(FORMATS)}")
+                          f"unknown display format {fmt!r}; expected one of {', '.join(FORMATS)}"
+                          " or two words for yes and no, as in moved/stayed")
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -77,6 +86,8 @@ def format_value(value: Any, fmt: str = "exact") -> str:
 
 
 def _format_float(value: float, fmt: str) -> str:
+    if fmt == "percent":  # a share as a percentage, to four significant figures
+        return _format_float(value * 100, "sig4") + "\u00a0%"
     if fmt == "fixed6":
         text = f"{value:.6f}"
     elif fmt == "sig4":

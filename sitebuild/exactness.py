@@ -26,7 +26,7 @@ from sitebuild.page_context import PageError
 
 _EXACT = re.compile(r"\b(?:exact|exactly|precisely)\b", re.I)
 _SPAN = re.compile(r'<span class="tv" data-trace="([^"]+)"(?: data-what="[^"]*")? '
-                   r'data-format="(\w+)"[^>]*>[^<]*</span>')
+                   r'data-format="([^"]+)"[^>]*>[^<]*</span>')
 # What a reader never reads as prose: code blocks, inline code, tables (a row of a Markdown
 # table, or an HTML one) and figures. A table row's values are columns, not one statement.
 _NOT_PROSE = re.compile(r"^([ \t]*)(`{3,}|~{3,}).*?^\1\2[ \t]*$|`[^`\n]+`"

@@ -21,7 +21,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from diagrams.format import traced, wrappable
+from diagrams.format import format_value, traced, wrappable
 from diagrams.shown_html import shown_html_script
 from diagrams.svg import NARROW
 from diagrams.words import claim_rule, number_words, trace_rules, verdict_term
@@ -47,6 +47,8 @@ def fenced(text: str, lang: str) -> Markup:
 #: How prose shows a traced value unless the page asks otherwise (`tv(path, "exact")`): four
 #: significant figures; the popover keeps the value as stored.
 PROSE_FORMAT = "sig4"
+#: The keys of a record's middle value and its range over seeds.
+SPREAD_KEYS = ("median", "low", "high")
 _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.S)
 
 
@@ -104,6 +106,8 @@ class PageContext:
         numbering = Numbering(known)
         return {
             "tv": lambda path, fmt=PROSE_FORMAT: traced(page_traces, path, fmt),
+            "spread": lambda record, fmt=PROSE_FORMAT, keys=SPREAD_KEYS: spread(
+                page_traces, record, fmt, keys),
             "diagram": lambda name: self.diagram(name, numbering),
             "chart": lambda name, caption="": self.chart(name, caption, numbering, page),
             "table": lambda name: self.table(name, numbering),
@@ -321,3 +325,24 @@ def _region(svg: str, label: str) -> Markup:
     return Markup(
         '<div class="diagram-scroll" tabindex="0" role="region" aria-label="{}">\n{}\n</div>'
     ).format(label, Markup(svg))
+
+
+def spread(traces: TraceSet, record: str, fmt: str, keys: tuple[str, str, str]) -> Markup:
+    """``MIDDLE (LOW–HIGH)`` from the keys ``keys`` of ``record``, each a traced value; the
+    range is left out when its two ends show as the same number (it spans nothing)."""
+    middle, low, high = (f"{record}.{key}" for key in keys)
+    ends = [format_value(traces.resolve(path), fmt) for path in (low, high)]
+    if _same_number(*ends):
+        return traced(traces, middle, fmt)
+    return Markup("{} ({}–{})").format(traced(traces, middle, fmt), traced(traces, low, fmt),
+                                      traced(traces, high, fmt))
+
+
+def _same_number(one: str, other: str) -> bool:
+    """Whether two shown values read as one number ("1" and "1.000" do)."""
+    if one == other:
+        return True
+    try:
+        return float(one.replace("\u2212", "-")) == float(other.replace("\u2212", "-"))
+    except ValueError:
+        return False

@@ -41,6 +41,12 @@ from tracefile.errors import TracePathError
     (4, "fixed6", "4"),
     (True, "exact", "true"),
     (False, "fixed6", "false"),
+    # a yes or no in the page's own words; a share as a percentage
+    (True, "moved/stayed", "moved"),
+    (False, "flat/still falling", "still falling"),
+    (0.0625, "percent", "6.25\u00a0%"),
+    (0.99999988, "percent", "100.0\u00a0%"),  # not a whole hundred
+    ((0.5, 0.25), "percent", "[50\u00a0%, 25\u00a0%]"),
     ("residual.branch.weight", "exact", "residual.branch.weight"),
     (("a.b", "c.d"), "exact", "a.b, c.d"),
 ])
@@ -56,6 +62,8 @@ def test_minus_is_u2212_never_hyphen() -> None:
 def test_unknown_format_is_a_render_error() -> None:
     with pytest.raises(RenderError, match="unknown display format 'fixed3'"):
         format_value(1.0, "fixed3")
+    with pytest.raises(RenderError, match="words a yes or no, not a float"):
+        format_value(1.0, "moved/stayed")
 
 
 WHAT = ("The plain stack&#39;s activation. Component 1 (1 of 2). The activations after each "

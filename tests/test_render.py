@@ -138,6 +138,17 @@ def test_a_page_naming_a_trace_reads_its_paths_from_that_trace(context: PageCont
     assert 'data-trace="residual-connections-v2:FORWARD.output"' in out
 
 
+def test_a_spread_shows_its_range_only_where_it_spans_something(context: PageContext) -> None:
+    # median (low–high), each traced; "1 (1–1.000)" is one number, shown once
+    spans = render(context, '{{ spread("BEST[plain-default-2]") }}', EXPLORER)
+    assert spans.count('class="tv"') == 3 and ") (<" not in spans and "–" in spans
+    alike = render(context, '{{ spread("BEST[plain-scaled-32]") }}', EXPLORER)
+    assert alike.count('class="tv"') == 1 and alike.endswith(">1</span>")
+    shares = render(context, '{{ spread("ARM[plain-default-2-lr0.01]", "percent", '
+                             '("median", "low", "high")) }}', EXPLORER)
+    assert "\u00a0%" in shares
+
+
 def test_trace_is_available_for_conditionals(context: PageContext) -> None:
     source = "{% if trace.resolve('REPLAY.bitwise') %}replayed{% endif %}"
     assert render(context, source) == "replayed"
