@@ -97,7 +97,8 @@ def _scaled(trace: Trace) -> dict[str, Any]:
 
 
 # (question, trace path of its answer, section that explains it). The questions are posed at
-# the top of the chapter; this table collects their answers once the trace has been followed.
+# the top and the end of the chapter; this table, at the end, is the one place their answers are
+# shown.
 PREDICTIONS = (
     ("The merge output y = x + F(x)", "FORWARD.output", "merge"),
     ("Identity contribution to x̄", "BACKWARD.identity", "backward"),

@@ -101,3 +101,17 @@ def test_the_building_page_states_the_rules_the_code_applies() -> None:
     port = server.server_address[1]
     server.server_close()
     assert server.hosts == {f"127.0.0.1:{port}", f"localhost:{port}"}
+
+
+def test_the_chapter_asks_two_questions_first_and_answers_once_at_the_end() -> None:
+    page = (DOCS / "index.md").read_text(encoding="utf-8")
+    opening = page[page.index("{#predict}"):page.index("\n## ", page.index("{#predict}"))]
+    assert opening.count('!!! question "') == 2, "two predictions before anything is taught"
+    # The answers live in one place: the table at the end, not in a fold under each question.
+    assert "??? success" not in page and page.count("question \"") == 3  # and one list
+    assert page.index('{{ table("predictions") }}') > page.index("{#answers}") > page.index(
+        "{ #toy-not-bound }")
+    # No symbol is used before the symbols table of "who plays which part" defines it.
+    defined = page.index("{#roles}")
+    for symbol in (r"\bar{y}", r"\bar{x}", "J_F", "adjoint"):
+        assert page.index(symbol) > defined, symbol
