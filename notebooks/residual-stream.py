@@ -1,17 +1,19 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python (residual-chapter)
 #     language: python
-#     name: python3
+#     name: residual-chapter
 # ---
 
 # %% [markdown]
 # # The residual stream in a small trained decoder: run it yourself
 #
-# This notebook reruns the key experiments of the decoder lab with the project's own engine
-# and prints what each measured, then the lines of trace `residual-stream-v3` that the lab
-# page was built from. Change a configuration and run a cell again to see what moves.
+# This notebook reruns the key experiments of the decoder lab with the project's own engine,
+# prints what each measured, and checks the run against trace `residual-stream-v3`, the one
+# the lab page was built from, line by line. Then it is your turn: each exercise asks you to
+# change a depth, a width or a start, predict what the engine will measure, and run the check
+# cell under it, which tells you whether your prediction holds.
 #
 # Run it from a checkout of the project, with a kernel whose Python has the project installed
 # (`./dev setup` makes `.venv`; `.venv/bin/python -m ipykernel install --user --name
@@ -26,10 +28,9 @@ pin()
 
 from engine.data import ArithmeticCorpus
 from engine.experiments.residual_stream import LAB_SEED
-from tracefile.schemas import SCHEMAS
-from tracefile.writer import experiment_lines
+from engine.lab_notebook import check, same_as_trace
 
-LAB = SCHEMAS["residual-stream-v3"]
+LAB = "residual-stream-v3"
 corpus = ArithmeticCorpus()
 
 # %% [markdown]
@@ -47,7 +48,7 @@ print(f"unigram {facts.unigram:.4f}, format only {facts.format_only:.4f}, "
       f"the generator's floor {facts.generator:.4f} nats per token")
 
 # %%
-print(experiment_lines(LAB, "corpus", facts), end="")
+same_as_trace(LAB, "corpus", facts)
 
 # %% [markdown]
 # ## Which decoders train
@@ -70,7 +71,7 @@ for arm in trained.arms:
           f"{arm.low:.4f} to {arm.high:.4f} over the seeds)")
 
 # %%
-print(experiment_lines(LAB, "training", trained, ("ARM",)), end="")
+same_as_trace(LAB, "training", trained, ("ARM",))
 
 # %% [markdown]
 # ## The stream is a sum
@@ -90,7 +91,7 @@ print(f"largest error of the sum {summed.max_error:.3g}, against a largest state
       f"{summed.max_stream:.3g}")
 
 # %%
-print(experiment_lines(LAB, "stream", summed), end="")
+same_as_trace(LAB, "stream", summed)
 
 # %% [markdown]
 # ## The logit lens
@@ -103,4 +104,64 @@ print("residual:", " ".join(f"{loss:.3f}" for loss in lens.residual))
 print("plain:   ", " ".join(f"{loss:.3f}" for loss in lens.plain))
 
 # %%
-print(experiment_lines(LAB, "lens", lens), end="")
+same_as_trace(LAB, "lens", lens)
+
+# %% [markdown]
+# ## Exercise: a silent start keeps the embedding
+#
+# Build an untrained residual decoder whose output projections start at zero, at a depth of
+# your choice, and run it on the validation sequences. Predict the norm of its last state
+# relative to the norm of the embedding it started from.
+
+# %%
+import numpy as np
+
+from engine.experiments.residual_stream.common import walk
+from engine.models import Decoder, DecoderConfig
+
+
+def last_over_first(model: Decoder) -> float:
+    states = walk(model, tokens)
+    return float(np.linalg.norm(states[-1]) / np.linalg.norm(states[0]))
+
+
+depth = 6  # blocks: change it
+prediction = ...  # the last state's norm over the embedding's
+
+# %%
+shape = {"vocab_size": corpus.tokenizer.vocab_size, "context": tokens.shape[1], "depth": depth}
+silent = Decoder(DecoderConfig(**shape, output_init="zero"))
+check(prediction, last_over_first(silent),
+      "Every block writes zero at the start, so the stream leaves the last block as it entered "
+      "the first.")
+
+# %% [markdown]
+# ## Exercise: the same start, without the adds
+#
+# Now the plain decoder, the same blocks with the residual adds taken away, from the same
+# silent start. Predict its last state's norm relative to the embedding's.
+
+# %%
+prediction = ...  # the last state's norm over the embedding's
+
+# %%
+erased = Decoder(DecoderConfig(**shape, variant="plain", output_init="zero"))
+check(prediction, last_over_first(erased),
+      "A plain block replaces the stream with what it writes, and a silent block writes zero.")
+
+# %% [markdown]
+# ## Exercise: what an add costs
+#
+# Each block adds to the stream twice. Pick a stream width and predict how many arithmetic
+# operations the adds of one block cost per token, then compare with the engine's count.
+
+# %%
+from engine.experiments.residual_stream.cost import flops
+
+width = 512  # the stream's width: change it
+prediction = ...  # operations per token for one block's adds
+
+# %%
+count = flops("yours", width, depth, tokens.shape[1], 4 * width, 8)
+check(prediction, count.add, "Each add is one addition per coordinate of the stream.")
+print(f"Against attention and the MLP, the adds are {count.add_share:.2%} of a block's work.")

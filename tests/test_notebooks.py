@@ -1,8 +1,9 @@
-"""The labs' notebooks (notebooks/, sitebuild/notebooks.py): each one executed in a Python
-kernel (nbclient), as a reader would run the file the lab page offers, and every trace line it
-prints held against the published trace (the golden, which the site publishes byte for byte:
-test_gates_published.py); the check shown failing on a changed value; the build's rules for a
-notebook's source, each shown failing at its line.
+"""The labs' notebooks (notebooks/, sitebuild/notebooks.py, engine/lab_notebook.py): each one
+executed in a Python kernel (nbclient), as a reader would run the file the lab page offers,
+every experiment it runs held line by line against the published trace (the records, which
+the site publishes byte for byte: test_gates_published.py) and that check shown failing on a
+changed value; its exercises done wrong and right; the build's rules for a notebook's source,
+each shown failing at its line.
 
 The comparison is exact: the notebook pins the numerics as the engine's runs do
 (engine/numerics.py), so its values have the trace's bits.
@@ -19,41 +20,21 @@ import pytest
 from nbclient import NotebookClient
 from paths import RECORDS_DIR, ROOT
 
+from engine import lab_notebook
+from engine.experiments.gradient_flow import LAB_SEED
+from engine.experiments.gradient_flow.scalar import TenLayersConfig, ten_layers
 from sitebuild.errors import BuildError
 from sitebuild.notebooks import NOTEBOOKS, notebook_files
 from tracefile.schemas import SCHEMAS
 
-#: Each notebook and the trace whose lines it prints.
+#: Each notebook and the trace it checks its runs against.
 LABS = {"gradient-flow": "gradient-flow-v3", "residual-stream": "residual-stream-v3"}
-_NAMED = re.compile(r'experiment_lines\(LAB, "([a-z-]+)"')
+_CHECKED = re.compile(r'same_as_trace\(LAB, "([a-z-]+)"')
+#: The kernel the tests run (the notebooks name the project's own, which CI does not install).
+KERNEL = "python3"
 
 # One worker runs the module, so the notebooks execute once a session, not once a worker.
 pytestmark = [pytest.mark.xdist_group("notebooks"), pytest.mark.longest]
-
-
-def compare_with_trace(printed: str, published: str, trace_name: str) -> list[str]:
-    """What is wrong with the record lines in ``printed`` against the trace text
-    ``published``: each one that is not a line of the trace, named beside the trace's own line
-    of that record (kind, and key for a keyed record); nothing printed is wrong too."""
-    rows = published.splitlines()
-    kinds = {row.split(" ", 1)[0] for row in rows[1:-1]}
-    problems, matched = [], 0
-    for line in printed.splitlines():
-        fields = line.split(" ")
-        if fields[0] not in kinds or len(fields) < 2 or "=" not in fields[1]:
-            continue  # the notebook's own words, not a record
-        if line in rows:
-            matched += 1
-            continue
-        same = [(n, row) for n, row in enumerate(rows, 1) if row.split(" ", 1)[0] == fields[0]]
-        if len(same) > 1:
-            same = [(n, row) for n, row in same if row.split(" ")[1] == fields[1]]
-        where = f"{trace_name}:{same[0][0]} holds {same[0][1]!r}" if same else \
-            f"{trace_name} has no such record"
-        problems.append(f"printed {line!r}, but {where}")
-    if not matched and not problems:
-        problems.append(f"printed no record of {trace_name}")
-    return problems
 
 
 def _printed(notebook: nbformat.NotebookNode) -> str:
@@ -61,55 +42,81 @@ def _printed(notebook: nbformat.NotebookNode) -> str:
                    for output in cell.get("outputs", ()) if output.output_type == "stream")
 
 
+def _run(notebook: nbformat.NotebookNode) -> str:
+    NotebookClient(notebook, timeout=900, kernel_name=KERNEL,
+                   resources={"metadata": {"path": str(ROOT)}}).execute()
+    return _printed(notebook)
+
+
 @pytest.fixture(scope="module")
 def executed() -> dict[str, str]:
     """Each notebook as the site publishes it, executed: what it printed, by name."""
-    printed = {}
-    for path, data in notebook_files(ROOT).items():
-        notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
-        NotebookClient(notebook, timeout=900, kernel_name="python3",
-                       resources={"metadata": {"path": str(ROOT)}}).execute()
-        printed[Path(path).stem] = _printed(notebook)
-    return printed
-
-
-def _published(lab: str) -> str:
-    return (RECORDS_DIR / SCHEMAS[LABS[lab]].file_name).read_text(encoding="utf-8")
+    return {Path(path).stem: _run(nbformat.reads(data.decode("utf-8"), as_version=4))
+            for path, data in notebook_files(ROOT).items()}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("lab", sorted(LABS))
-def test_a_notebook_prints_the_published_values(executed: dict[str, str], lab: str) -> None:
-    assert compare_with_trace(executed[lab], _published(lab), LABS[lab]) == []
-    # Every experiment the notebook names printed its records.
+def test_a_notebook_runs_each_experiment_as_the_trace_holds_it(executed: dict[str, str],
+                                                              lab: str) -> None:
     source = (ROOT / NOTEBOOKS / f"{lab}.py").read_text(encoding="utf-8")
-    schema, kinds = SCHEMAS[LABS[lab]], {row.split(" ", 1)[0]
-                                         for row in executed[lab].splitlines()}
-    names = _NAMED.findall(source)
-    assert names, f"{lab}: the notebook prints no experiment's lines"
+    names = _CHECKED.findall(source)
+    assert names, f"{lab}: the notebook checks no experiment against its trace"
     for name in names:
-        assert kinds & {spec.kind for spec in schema.experiments[name]}, name
+        assert re.search(rf"^{name}: all \d+ record lines of this run equal trace "
+                         rf"{LABS[lab]}'s, bit for bit$", executed[lab], re.M), name
+    # Short lines a reader can read, not raw records; exercises waiting for a prediction.
+    assert max(map(len, executed[lab].splitlines())) <= 120
+    assert executed[lab].count("Write your prediction first") >= 3
+
+
+def test_the_trace_check_fails_on_a_changed_value(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    run = ten_layers(LAB_SEED, TenLayersConfig())
+    published = (RECORDS_DIR / SCHEMAS["gradient-flow-v3"].file_name).read_text(encoding="utf-8")
+    line = next(row for row in published.splitlines() if row.startswith("TEN-LAYERS "))
+    value = re.search(r"plain=(\S+)", line).group(1)
+    tampered = line.replace(f"plain={value} ", f"plain={value}1 ")
+    (tmp_path / SCHEMAS["gradient-flow-v3"].file_name).write_text(
+        published.replace(line, tampered), encoding="utf-8")
+    monkeypatch.setattr(lab_notebook, "RECORDS", tmp_path)
+    with pytest.raises(AssertionError) as caught:
+        lab_notebook.same_as_trace("gradient-flow-v3", "ten-layers", run)
+    assert str(caught.value) == f"this run wrote {line!r}, but gradient-flow-v3 holds {tampered!r}"
+
+
+@pytest.mark.parametrize(("prediction", "measured", "says", "matched"), [
+    (..., 2.0, "Write your prediction first, as a number", False),
+    ((1 + 0.25) ** 6, 1.25 ** 6, "Yes: the engine measured 3.8147", True),
+    (1.25 * 6, 1.25 ** 6, "Not quite: the engine measured 3.8147, you predicted 7.5. Hint.", False),
+    (0.0, 0.0, "Yes", True),
+    ("Grows ", "grows", "Yes: the engine measured grows", True),
+    ("shrinks", "grows", "Not quite: the engine measured grows, you predicted shrinks.", False),
+    (1.0, "grows", "Write your prediction first, as a word", False),
+])
+def test_an_exercise_check_says_whether_a_prediction_holds(
+        capsys: pytest.CaptureFixture[str], prediction: object, measured: object, says: str,
+        matched: bool) -> None:
+    assert lab_notebook.check(prediction, measured, "Hint.") is matched
+    assert capsys.readouterr().out.startswith(says)
 
 
 @pytest.mark.slow
-def test_the_check_fails_on_a_changed_value(executed: dict[str, str]) -> None:
-    lab = "gradient-flow"
-    published = _published(lab)
-    line = next(row for row in executed[lab].splitlines() if row.startswith("TEN-LAYERS "))
-    value = re.search(r"plain=(\S+)", line).group(1)
-    tampered = published.replace(f"plain={value} ", f"plain={value}1 ", 1)
-    assert tampered != published
-    problems = compare_with_trace(executed[lab], tampered, LABS[lab])
-    number = tampered.splitlines().index(line.replace(f"plain={value} ", f"plain={value}1 ")) + 1
-    assert problems == [f"printed {line!r}, but {LABS[lab]}:{number} holds "
-                        f"{tampered.splitlines()[number - 1]!r}"]
-
-
-def test_the_check_wants_records() -> None:
-    published = _published("gradient-flow")
-    assert compare_with_trace("only words\n", published, "t") == ["printed no record of t"]
-    assert compare_with_trace("NOPE-RECORD a=b\n", published, "t") == \
-        ["printed no record of t"]
+def test_the_exercises_done_wrong_and_right() -> None:
+    # The gradients notebook's exercises, each answered wrongly and then rightly.
+    notebook = nbformat.reads(notebook_files(ROOT)[f"{NOTEBOOKS}/gradient-flow.ipynb"].decode(),
+                              as_version=4)
+    asks = [cell for cell in notebook.cells if "prediction = ..." in cell.source]
+    assert len(asks) >= 3
+    answers = {"wrong": ("1.25 * layers", "0.5", '"shrinks"'),
+               "right": ("(1 + factor) ** layers", "1.0", '"grows"')}
+    blanks = [ask.source for ask in asks]
+    for kind, values in answers.items():
+        for ask, blank, value in zip(asks, blanks, values, strict=True):
+            ask.source = blank.replace("prediction = ...", f"prediction = {value}")
+        printed = _run(notebook)
+        said = re.findall(r"^(Yes|Not quite):", printed, re.M)
+        assert said == (["Not quite"] * 3 if kind == "wrong" else ["Yes"] * 3), (kind, printed)
 
 
 def test_every_lab_page_links_its_notebook() -> None:
@@ -120,7 +127,7 @@ def test_every_lab_page_links_its_notebook() -> None:
         assert f'notebook("{lab}")' in page, lab
         notebook = nbformat.reads(published[f"{NOTEBOOKS}/{lab}.ipynb"].decode(), as_version=4)
         nbformat.validate(notebook)
-        assert notebook.metadata.kernelspec.name == "python3"
+        assert notebook.metadata.kernelspec.name == "residual-chapter"  # the README's kernel
         assert not any(cell.get("outputs") for cell in notebook.cells)
 
 
