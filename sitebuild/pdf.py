@@ -3,13 +3,17 @@ built site.
 
 Contract: ``print_edition(site_dir)`` serves ``site_dir`` on a private loopback port, opens the
 chapter in headless Chromium (Debian's, through Playwright, as the browser tests do), appends
-each lab's article after it as a part of its own (its ids prefixed, so links stay inside the
-part; the build typeset their math), puts a table of contents first, and
-prints the whole to ``site_dir/EDITION``: A4, page numbers in the footer, the headings as the
-PDF's outline, each traced value followed by its record (``@media print`` in extra.css). A
-missing Playwright or Chromium, or a page that does not load, is a ``BuildError``. The printing
-runs in a child process of its own session, ended with every browser process it started when it
-takes longer than ``PRINT_SECONDS``: a page script that never returns cannot hang the build.
+each lab's article after it as a part of its own (its ids, but a drawing's, prefixed, so links
+stay inside the part; the build typeset their math), puts a table of contents first, and
+prints the whole to ``site_dir/EDITION``: A4, the title atop and the page number below every
+page, the headings as the PDF's outline, each entry of the contents with its heading's page
+(read by poppler's ``pdfinfo`` from a first printing). It is a printed chapter: the contents
+say once where each number's provenance lives; what is for a screen (``.screen-only``: hover,
+tap, downloads) is left out, as are the folds holding listings or a chart's values; every
+other fold is printed open as a boxed section. A missing Playwright, Chromium or pdfinfo, or a
+page that does not load, is a ``BuildError``. The printing runs in a child process of its own
+session, ended with every browser process it started when it takes longer than
+``PRINT_SECONDS``: a page script that never returns cannot hang the build.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import functools
 import http.server
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -28,7 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sitebuild.errors import BuildError, last_line
-from sitebuild.processes import child_command
+from sitebuild.processes import child_command, run_limited
 
 EDITION = "residual-connections.pdf"
 #: How long printing may take (on two cores it takes well under a minute).
@@ -36,10 +41,16 @@ PRINT_SECONDS = 300
 #: Chromium's printing date in UTC, and its names of structure-tree nodes: both of fixed width.
 _PDF_DATE = re.compile(rb"\(D:\d{14}\+00'00'\)")
 _NODE = re.compile(rb"node\d{8}")
+#: A line of ``pdfinfo -dests``: the page, the destination's box, its name.
+_DESTINATION = re.compile(r'^\s*(\d+) \[[^\]]*\] "(.+)"$', re.M)
+#: How many times the edition may be printed before its contents' page numbers settle.
+PRINTINGS = 3
 #: A browser's line on stderr, as Playwright's launch error quotes it.
 _BROWSER_ERROR = re.compile(r"\[pid=\d+\]\[err\] (.+)")
 PARTS = ("labs/gradient-flow.html", "labs/residual-stream.html")  # after the chapter
 CHROMIUM = Path("/usr/bin/chromium")
+HEADER = ('<div style="width:100%;font-size:8px;text-align:center;color:#555">'
+          '<span class="title"></span></div>')
 FOOTER = ('<div style="width:100%;font-size:8px;text-align:center;color:#555">'
           '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 # Runs in the chapter's page: the parts appended, the table of contents put first.
@@ -74,13 +85,39 @@ ASSEMBLE = """async ([parts, site]) => {
     section.className = "edition-part";
     const prefix = "part" + (at + 1) + "-";
     section.id = prefix + "edition-top";
-    article.querySelectorAll("[id]").forEach((el) => { el.id = prefix + el.id; });
+    // A drawing's ids are its own already (each plot's are prefixed by its name), and its
+    // markers and clip paths refer to them: prefixed, the references would break.
+    article.querySelectorAll("[id]").forEach((el) => {
+      if (!el.closest("svg")) el.id = prefix + el.id;
+    });
     section.append(...article.childNodes);
     main.append(section);
   }
-  document.querySelectorAll("article .tv[data-trace]").forEach((el) => {
-    el.dataset.record = el.dataset.trace.split(":").pop();
+  // Paper has no hover, tap or download: what says so goes, and so do the folds that hold a
+  // listing or a chart's values (the web edition has them); every other fold is printed open,
+  // as the boxed section it is.
+  main.querySelectorAll(".screen-only").forEach((el) => el.remove());
+  main.querySelectorAll("details").forEach((fold) => {
+    if (fold.matches(".chart-values") || fold.querySelector("pre, .chart-values, .notebook-link")) {
+      fold.remove();
+      return;
+    }
+    const box = document.createElement("div");
+    box.className = "admonition " + fold.className;
+    const title = document.createElement("p");
+    title.className = "admonition-title";
+    const summary = fold.querySelector(":scope > summary");
+    title.append(...(summary ? summary.childNodes : []));
+    if (summary) summary.remove();
+    box.append(title, ...fold.childNodes);
+    fold.replaceWith(box);
   });
+  // A heading left with nothing under it (its listings gone) goes too.
+  [...main.querySelectorAll("h2, h3, h4")].reverse().forEach((h) => {
+    const next = h.nextElementSibling;
+    if (!next || (/^H[1-6]$/.test(next.tagName) && next.tagName <= h.tagName)) h.remove();
+  });
+  document.title = main.querySelector("h1").textContent.replace(/\u00b6$/, "").trim();
   const toc = document.createElement("nav");
   toc.className = "edition-toc";
   const heading = document.createElement("h2");
@@ -95,9 +132,27 @@ ASSEMBLE = """async ([parts, site]) => {
     item.append(link);
     list.append(item);
   });
-  toc.append(heading, list);
+  const note = document.createElement("p");
+  note.className = "edition-note";
+  note.textContent = "Every number in this edition was computed by the chapter's engine and " +
+    "read from the trace it wrote; none was typed by hand. The web edition shows, for each " +
+    "number, the trace record it came from and its exact stored value, and holds the code " +
+    "listings, the notebooks and every chart's plotted values.";
+  toc.append(heading, note, list);
   main.prepend(toc);
 }"""
+
+
+# Runs in the assembled edition: each entry of the contents gets the page its heading is on.
+NUMBER_CONTENTS = """(pages) => document.querySelectorAll(".edition-toc li").forEach((item) => {
+  item.querySelector(".edition-page")?.remove();
+  const page = pages[item.querySelector("a").getAttribute("href").slice(1)];
+  if (page === undefined) return;
+  const number = document.createElement("span");
+  number.className = "edition-page";
+  number.textContent = page;
+  item.append(number);
+})"""
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -166,10 +221,20 @@ def _print(site_dir: Path, site_url: str) -> Path:
             page.goto(url + "index.html", wait_until="networkidle")
             site = site_url.rstrip("/") + "/" if site_url else ""
             page.evaluate(ASSEMBLE, [list(PARTS), site])
-            page.pdf(path=str(target), format="A4", print_background=True, outline=True,
-                     tagged=True, display_header_footer=True, header_template="<span></span>",
-                     footer_template=FOOTER,
-                     margin={"top": "16mm", "bottom": "18mm", "left": "16mm", "right": "16mm"})
+            # The contents get their page numbers from a first printing; a numbered contents
+            # that moved a heading to another page is numbered and printed again.
+            pages: dict[str, int] = {}
+            for _ in range(PRINTINGS):
+                page.evaluate(NUMBER_CONTENTS, pages)
+                page.pdf(path=str(target), format="A4", print_background=True, outline=True,
+                         tagged=True, display_header_footer=True, header_template=HEADER,
+                         footer_template=FOOTER, margin={"top": "16mm", "bottom": "18mm",
+                                                         "left": "16mm", "right": "16mm"})
+                if pages == (pages := _destination_pages(target)):
+                    break
+            else:
+                raise BuildError("pdf", f"the contents' page numbers did not settle in "
+                                 f"{PRINTINGS} printings")
         except Error as err:
             raise BuildError("pdf", f"Chromium could not print the edition: "
                              f"{' '.join(str(err).split())[:300]}") from None
@@ -177,6 +242,18 @@ def _print(site_dir: Path, site_url: str) -> Path:
             browser.close()
     target.write_bytes(_reproducible(target.read_bytes()))
     return target
+
+
+def _destination_pages(pdf: Path) -> dict[str, int]:
+    """The page of every named destination of ``pdf`` (each heading a link leads to), as
+    poppler's ``pdfinfo -dests`` lists them."""
+    if shutil.which("pdfinfo") is None:
+        raise BuildError("pdf", "the PDF edition needs poppler's pdfinfo: ./dev setup")
+    done = run_limited(["pdfinfo", "-dests", str(pdf)], PRINT_SECONDS, "pdfinfo",
+                       capture_output=True, encoding="utf-8", errors="replace")
+    if done.returncode != 0:
+        raise BuildError("pdf", f"pdfinfo could not read the edition: {last_line(done.stderr)}")
+    return {found[2]: int(found[1]) for found in _DESTINATION.finditer(done.stdout)}
 
 
 def _reproducible(data: bytes) -> bytes:

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from site_support import BuiltSite, build_or_fail
@@ -25,7 +26,6 @@ from sitebuild.pdf import EDITION, PARTS
 from tracefile import SCHEMAS, load_trace
 
 PAGES = ("index.html", *PARTS)
-_TRACED = re.compile(r'<span class="tv" data-trace="[^":]*:([^"]+)"[^>]*>(.*?)</span>', re.S)
 _CAPTION = re.compile(r"<(figcaption|caption)(?: [^>]*)?>(.*?)</\1>", re.S)
 
 
@@ -50,8 +50,7 @@ def pdf_text(pdf: Path) -> str:
 
 
 def printed(fragment: str) -> str:
-    """An HTML fragment's text as the edition prints it: each traced value with its record."""
-    fragment = _TRACED.sub(lambda span: f"{span.group(2)} {span.group(1)}", fragment)
+    """An HTML fragment's text as the edition prints it."""
     return words(html.unescape(re.sub(r"<[^>]+>", "", fragment)))
 
 
@@ -60,13 +59,18 @@ def printed(fragment: str) -> str:
 def test_the_edition_holds_its_parts_a_traced_number_and_every_caption(
         edition: BuiltSite) -> None:
     text = pdf_text(edition.site / EDITION)
-    assert text.startswith("Contents ")
+    # The running head, then the contents, which say once where each number comes from.
+    assert text.startswith("Residual connections Contents Every number in this edition was "
+                           "computed by the chapter's engine")
     for title in ("Residual connections", "Gradients through depth",
                   "The residual stream in a small trained decoder", "References"):
         assert title in text, title
     chapter = load_trace(edition.site / "trace" / "residual-connections-v2.trace",
                          SCHEMAS["residual-connections-v2"]).resolve("CONFIG.chapter")
-    assert f"Chapter {chapter} CONFIG.chapter of the decoder" in text
+    assert f"Chapter {chapter} of the decoder" in text  # a number, no trace label after it
+    # Nothing a page says for a screen: hover, tap, sliders, downloads.
+    for screen in ("Hover", "hover", "Move the sliders", ".ipynb", "The plotted values"):
+        assert screen not in text, screen
     # Every numbered element's caption (a phone-width variant prints not at all), compared
     # without spaces and hyphens: a line may break at a hyphen, which pdftotext then drops.
     captions = [printed(found.group(2)) for page in PAGES
@@ -75,6 +79,47 @@ def test_the_edition_holds_its_parts_a_traced_number_and_every_caption(
     assert len(captions) > 20
     missing = [caption for caption in captions if squashed(caption) not in squashed(text)]
     assert not missing, missing[:3]
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_contents_give_each_heading_its_page(edition: BuiltSite) -> None:
+    done = subprocess.run(["pdftotext", "-layout", str(edition.site / EDITION), "-"],
+                          capture_output=True, text=True, check=True)
+    pages = done.stdout.split("\f")
+    entries = re.findall(r"^ +(\S.*?\S) {2,}(\d+)$", pages[0] + pages[1], re.M)
+    assert len(entries) > 30, entries[:5]  # an entry too long for one line is not read
+    for title, number in entries:
+        lines = {line.strip() for line in pages[int(number) - 1].splitlines()}
+        assert title in lines, (title, number)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_parts_keep_their_drawings_and_print_their_folds_open(browser: Any,
+                                                                   built_site: Path) -> None:
+    from site_support import serve
+
+    from sitebuild.pdf import ASSEMBLE
+
+    with serve(built_site) as url:
+        tab = browser.new_page()
+        tab.goto(url + "index.html")
+        tab.evaluate(ASSEMBLE, [list(PARTS), ""])
+        # Every marker and clip path a drawing refers to is still there, in every part.
+        dangling = tab.evaluate("""() => [...document.querySelectorAll("article svg use")]
+            .map(use => use.getAttribute("xlink:href") || use.getAttribute("href"))
+            .concat([...document.querySelectorAll("article svg [clip-path]")]
+                .map(el => el.getAttribute("clip-path").slice(4, -1)))
+            .filter(ref => !document.getElementById(ref.slice(1)))""")
+        assert tab.evaluate("document.querySelectorAll('.edition-part svg use').length") > 100
+        assert dangling == []
+        # No fold is left closed, nothing for a screen is left, and the verdicts' rules print.
+        left = "document.querySelectorAll('article details, .screen-only').length"
+        assert tab.evaluate(left) == 0
+        assert "The rules that decide the verdicts" in tab.evaluate(
+            "document.querySelector('.edition-part').textContent")
+        tab.close()
 
 
 @pytest.mark.slow
