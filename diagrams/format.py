@@ -87,7 +87,7 @@ def format_value(value: Any, fmt: str = "exact") -> str:
 
 def _format_float(value: float, fmt: str) -> str:
     if fmt == "percent":  # a share as a percentage, to four significant figures
-        return _format_float(value * 100, "sig4") + "\u00a0%"
+        return _format_float(value * 100, "sig4") + "%"
     if fmt == "fixed6":
         text = f"{value:.6f}"
     elif fmt == "sig4":

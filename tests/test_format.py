@@ -44,9 +44,9 @@ from tracefile.errors import TracePathError
     # a yes or no in the page's own words; a share as a percentage
     (True, "moved/stayed", "moved"),
     (False, "flat/still falling", "still falling"),
-    (0.0625, "percent", "6.25\u00a0%"),
-    (0.99999988, "percent", "100.0\u00a0%"),  # not a whole hundred
-    ((0.5, 0.25), "percent", "[50\u00a0%, 25\u00a0%]"),
+    (0.0625, "percent", "6.25%"),
+    (0.99999988, "percent", "100.0%"),  # not a whole hundred
+    ((0.5, 0.25), "percent", "[50%, 25%]"),
     ("residual.branch.weight", "exact", "residual.branch.weight"),
     (("a.b", "c.d"), "exact", "a.b, c.d"),
 ])
