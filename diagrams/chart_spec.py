@@ -23,8 +23,9 @@ class Line:
     y: Paths
     low: Paths | None = None
     high: Paths | None = None
-    #: Colour, line style and marker by number (``diagrams.plots``); default: its place.
-    style: int | None = None
+    #: Its colour, line style and marker, by the name ``diagrams.looks`` declares them under
+    #: ("plain/eight", "quantity/2"): one look per variant across every chart.
+    look: str = ""
     #: With ``x = POSITIONS``: the position of the first value; zero for a vector that starts
     #: with the state before any block (the embedding, say).
     first: int = 1

@@ -35,6 +35,7 @@ from diagrams import charts_residual_stream as residual_stream
 from diagrams.chart_spec import POSITIONS, Chart, Line, Paths, Yardstick
 from diagrams.errors import RenderError
 from diagrams.format import traced
+from diagrams.looks import look
 from diagrams.plots import Plot, Series, render_plot
 from diagrams.svg import NARROW
 from diagrams.words import number_words
@@ -112,7 +113,7 @@ def plot_of(name: str, traces: Trace | TraceSet) -> Plot:
                               f"{len(xs)} x values but {len(ys)} y values")
         low, high = _band(trace, line)
         series.append(Series(line.label, tuple(xs), tuple(v for _, v in ys), low, high,
-                             line.style))
+                             look(line.look) if line.look else None))
     references = tuple((ref.label, _reference(trace, ref)[1]) for ref in chart.references)
     try:
         return Plot(name, chart.title, chart.desc, chart.xlabel, chart.ylabel, tuple(series),

@@ -6,14 +6,20 @@ from __future__ import annotations
 from diagrams.chart_spec import POSITIONS, Chart, Line
 
 TRACE = "gradient-flow-v3"
-VARIANTS = (("plain", "plain"), ("residual", "residual, default init"),
-            ("residual-scaled", "residual, scaled output"),
-            ("residual-zero", "residual, zero output"), ("prenorm", "pre-norm residual"))
-#: The training curves, in the order of the trace (variant, depth word).
-TRAINED = (("plain-2", "plain, two blocks"), ("plain-8", "plain, eight blocks"),
-           ("plain-32", "plain, thirty-two blocks"), ("residual-2", "residual, two blocks"),
-           ("residual-8", "residual, eight blocks"),
-           ("residual-32", "residual, thirty-two blocks"))
+#: The variants of the depth sweep: (trace name, legend label, look).
+VARIANTS = (("plain", "plain", "plain"), ("residual", "residual, default init", "residual"),
+            ("residual-scaled", "residual, scaled output", "residual-scaled"),
+            ("residual-zero", "residual, zero output", "residual-zero"),
+            ("prenorm", "pre-norm residual", "pre-norm"))
+#: The training curves, in the order of the trace: (curve, legend label, look). Plain stacks
+#: start at the default initialization, residual ones with their branches at zero.
+TRAINED = (("plain-2", "plain, two blocks", "plain/two"),
+           ("plain-8", "plain, eight blocks", "plain/eight"),
+           ("plain-32", "plain, thirty-two blocks", "plain/thirty-two"),
+           ("residual-2", "residual, zero start, two blocks", "residual-zero/two"),
+           ("residual-8", "residual, zero start, eight blocks", "residual-zero/eight"),
+           ("residual-32", "residual, zero start, thirty-two blocks",
+            "residual-zero/thirty-two"))
 
 
 def _placement(blocks: str, words: str) -> Chart:
@@ -26,17 +32,18 @@ def _placement(blocks: str, words: str) -> Chart:
         "block (input side first)", "gradient norm of the output projection",
         (Line("post-norm", POSITIONS, f"PLACEMENT[postnorm-{blocks}].gradient-mean",
               f"PLACEMENT[postnorm-{blocks}].gradient-low",
-              f"PLACEMENT[postnorm-{blocks}].gradient-high"),
+              f"PLACEMENT[postnorm-{blocks}].gradient-high", look="post-norm"),
          Line("pre-norm", POSITIONS, f"PLACEMENT[prenorm-{blocks}].gradient-mean",
               f"PLACEMENT[prenorm-{blocks}].gradient-low",
-              f"PLACEMENT[prenorm-{blocks}].gradient-high")),
+              f"PLACEMENT[prenorm-{blocks}].gradient-high", look="pre-norm")),
         fmt="fixed6")
 
 
 #: The (variant, initialization) lines of the by-depth chart: every start but the residual
 #: default one, whose deeper stacks diverge (their losses are capped at the largest float).
-DRAWN_STARTS = (("plain", "default"), ("plain", "scaled"), ("plain", "zero"),
-                ("residual", "scaled"), ("residual", "zero"))
+DRAWN_STARTS = (("plain", "default", "plain/default-start"),
+                ("plain", "scaled", "plain/scaled-start"), ("plain", "zero", "plain/zero-start"),
+                ("residual", "scaled", "residual-scaled"), ("residual", "zero", "residual-zero"))
 
 #: The branch gain of the random stack, and the gains whose paths were enumerated, in words.
 STACK_GAIN = "0.5"
@@ -48,15 +55,15 @@ CHARTS = (
         "For each variant of the ReLU stack, the norm of the gradient that reaches the input, "
         "relative to the one that leaves the output, as the stack grows deeper.",
         "depth (blocks)", "input gradient / output gradient",
-        tuple(Line(label, "SWEEP-CONFIG.depths", f"SWEEP[{variant}-relu].input-gradient")
-              for variant, label in VARIANTS),
+        tuple(Line(label, "SWEEP-CONFIG.depths", f"SWEEP[{variant}-relu].input-gradient",
+                   look=look) for variant, label, look in VARIANTS),
         xscale="log2", yscale="log"),
     Chart(
         "gf-sweep-stream", TRACE, "Stream norm against depth",
         "For each variant of the ReLU stack, the norm of the stream after the last block.",
         "depth (blocks)", "stream norm",
-        tuple(Line(label, "SWEEP-CONFIG.depths", f"SWEEP[{variant}-relu].stream-norm")
-              for variant, label in VARIANTS),
+        tuple(Line(label, "SWEEP-CONFIG.depths", f"SWEEP[{variant}-relu].stream-norm",
+                   look=look) for variant, label, look in VARIANTS),
         xscale="log2", yscale="log"),
     Chart(
         "gf-deepest-first", TRACE, "First-layer weight gradient per block of the deepest stacks",
@@ -65,8 +72,8 @@ CHARTS = (
         "first weight matrix, from the input side to the output side.",
         "block (input side first)", "gradient norm of the first weight",
         tuple(Line(label, POSITIONS, f"DEEPEST[{variant}-relu].first-weight-gradient",
-                   style=place)
-              for place, (variant, label) in enumerate(VARIANTS) if variant != "residual-zero"),
+                   look=look)
+              for variant, label, look in VARIANTS if variant != "residual-zero"),
         yscale="log"),
     Chart(
         "gf-deepest-projection", TRACE,
@@ -75,8 +82,8 @@ CHARTS = (
         "output projection, the matrix whose product joins the stream, from the input side "
         "to the output side.",
         "block (input side first)", "gradient norm of the output projection",
-        tuple(Line(label, POSITIONS, f"DEEPEST[{variant}-relu].projection-gradient")
-              for variant, label in VARIANTS),
+        tuple(Line(label, POSITIONS, f"DEEPEST[{variant}-relu].projection-gradient", look=look)
+              for variant, label, look in VARIANTS),
         yscale="log"),
     Chart(
         "gf-random-paths", TRACE, "Gradient by path length in a random linear residual stack",
@@ -85,12 +92,13 @@ CHARTS = (
         "gradient, every path enumerated, with the band from the least to the largest, and "
         "the norm of the gradient all paths of that length carry together.",
         "path length (branches passed through)", "value (log scale)",
-        (Line("number of paths", "RANDOM-PATH[*].length", "RANDOM-PATH[*].count"),
+        (Line("number of paths", "RANDOM-PATH[*].length", "RANDOM-PATH[*].count",
+              look="quantity/1"),
          Line("magnitude of one path", f"PATH-MAGNITUDE[{STACK_GAIN}].lengths",
               f"PATH-MAGNITUDE[{STACK_GAIN}].mean", low=f"PATH-MAGNITUDE[{STACK_GAIN}].low",
-              high=f"PATH-MAGNITUDE[{STACK_GAIN}].high"),
+              high=f"PATH-MAGNITUDE[{STACK_GAIN}].high", look="quantity/2"),
          Line("norm of all paths of this length together", "RANDOM-PATH[*].length",
-              "RANDOM-PATH[*].norm")),
+              "RANDOM-PATH[*].norm", look="quantity/3")),
         yscale="log"),
     Chart(
         "gf-path-gains", TRACE, "Where the gradient's paths peak, by branch gain",
@@ -99,8 +107,8 @@ CHARTS = (
         "gradients.",
         "path length (branches passed through)", "total magnitude of its paths (log scale)",
         tuple(Line(f"gain {label}", f"PATH-MAGNITUDE[{gain}].lengths",
-                   f"PATH-MAGNITUDE[{gain}].total", style=place)
-              for place, (gain, label) in enumerate(PATH_GAINS)),
+                   f"PATH-MAGNITUDE[{gain}].total", look=f"quantity/{place}")
+              for place, (gain, label) in enumerate(PATH_GAINS, 1)),
         yscale="log"),
     _placement("12", "twelve"),
     _placement("24", "twenty-four"),
@@ -109,8 +117,8 @@ CHARTS = (
         "Full-batch training loss of plain and residual ReLU stacks of three depths, all "
         "trained on one regression task with the same steps and learning rate.",
         "step", "training loss (mean squared error)",
-        tuple(Line(label, f"TRAINING[{curve}].steps", f"TRAINING[{curve}].loss")
-              for curve, label in TRAINED),
+        tuple(Line(label, f"TRAINING[{curve}].steps", f"TRAINING[{curve}].loss", look=look)
+              for curve, label, look in TRAINED),
         yscale="log", fmt="fixed6"),
     Chart(
         "gf-training-depth", TRACE, "Final loss by depth, each initialization at its best rate",
@@ -122,7 +130,7 @@ CHARTS = (
         "blocks", "final loss (mean squared error)",
         tuple(Line(f"{variant}, {init} start", f"BY-DEPTH[{variant}-{init}].depths",
                    f"BY-DEPTH[{variant}-{init}].median", low=f"BY-DEPTH[{variant}-{init}].low",
-                   high=f"BY-DEPTH[{variant}-{init}].high", style=place)
-              for place, (variant, init) in enumerate(DRAWN_STARTS)),
+                   high=f"BY-DEPTH[{variant}-{init}].high", look=look)
+              for variant, init, look in DRAWN_STARTS),
         xscale="log2", yscale="log", fmt="fixed6"),
 )

@@ -9,7 +9,7 @@ a first-child ``<title>`` and ``<desc>``; black turned into ``currentColor`` and
 background, so it reads in light and dark themes. Series are told apart by line style and marker
 as well as colour; a series may carry a band (low and high values per x, drawn translucent
 behind its line), and long series get markers on a subset of their points only; a series may fix
-its look (``style``) so a quantity keeps it across charts, and the legend sits below the axes,
+its look (``look``) so a variant keeps it across charts, and the legend sits below the axes,
 never over the data. Yardsticks (``references``) are thin dotted lines named at their right end;
 ``ylim`` fixes the y range (charts compared side by side share it).
 Every plotted value comes from the ``Series`` (built from trace paths by the page's plot
@@ -59,9 +59,9 @@ class Series:
     #: over repeats, say); both or neither, each as long as ``x``.
     low: tuple[float, ...] | None = None
     high: tuple[float, ...] | None = None
-    #: Which colour, line style and marker to draw with (default: the series' place in the
-    #: plot), so one quantity keeps its look across charts that leave some series out.
-    style: int | None = None
+    #: The colour, line style and marker to draw with (``diagrams.looks``; default: by the
+    #: series' place in the plot), so a variant keeps its look across every chart.
+    look: tuple[str, str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -145,14 +145,14 @@ def _draw(plot: Plot) -> str:
         figure, axes = pyplot.subplots(figsize=size)
         try:
             for place, series in enumerate(plot.series):
-                index = place if series.style is None else series.style
-                colour = COLOURS[index % len(COLOURS)]
+                colour, style, marker = series.look or (
+                    COLOURS[place % len(COLOURS)], STYLES[place % len(STYLES)],
+                    MARKERS[place % len(MARKERS)])
                 if series.low is not None and series.high is not None:
                     axes.fill_between(series.x, series.low, series.high, color=colour,
                                       alpha=BAND_ALPHA, linewidth=0)
                 axes.plot(series.x, series.y, label=series.label, color=colour,
-                          linestyle=STYLES[index % len(STYLES)],
-                          marker=MARKERS[index % len(MARKERS)], markersize=4, linewidth=1.5,
+                          linestyle=style, marker=marker, markersize=4, linewidth=1.5,
                           markevery=_mark_every(len(series.x)))
             _references(axes, plot)
             _scale(axes, plot)

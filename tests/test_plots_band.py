@@ -52,7 +52,7 @@ def test_long_series_carry_markers_on_a_subset_of_points() -> None:
 
 def test_a_series_can_keep_its_look_when_others_are_left_out() -> None:
     first, second = Series("a", (1.0, 2.0), (1.0, 2.0)), Series("b", (1.0, 2.0), (2.0, 1.0))
-    pinned = Series("b", (1.0, 2.0), (2.0, 1.0), style=1)
+    pinned = Series("b", (1.0, 2.0), (2.0, 1.0), look=(COLOURS[1], "--", "s"))
     alone = render_plot(plot(pinned))
     assert COLOURS[1].lower() in alone.lower() and COLOURS[0].lower() not in alone.lower()
     assert COLOURS[1].lower() in render_plot(plot(first, second)).lower()
