@@ -72,6 +72,8 @@ def format_value(value: Any, fmt: str = "exact") -> str:
                           " or two words for yes and no, as in moved/stayed")
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and fmt == "percent":  # a share of exactly none or all
+        return _format_float(float(value), fmt)
     if isinstance(value, int):
         return str(value).replace("-", MINUS)
     if isinstance(value, float):

@@ -6,8 +6,10 @@ names a variant's family (``"plain"``, ``"residual"``: the default start, ``"res
 optionally a degree after a slash (``"plain/eight"``: a depth, a warm-up, a bit width), which
 fixes its line style; or ``"quantity/N"``, the N-th of a chart's lines that are not variants
 (a stream and its writes, path counts), drawn in the page's ink and grey so that no colour of a
-variant is borrowed. The explorer's curves use the families' colours too (``lab.css``). Okabe
-and Ito's colours keep their contrast on Material's light and slate backgrounds.
+variant is borrowed. The explorer's curves use the families' colours too (``lab.css``). The
+colours are Okabe and Ito's hues, darkened where needed so that each line has a contrast of at
+least three to one on Material's light and its slate background alike (WCAG's rule for
+graphical objects): one drawing serves both themes.
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ from diagrams.errors import RenderError
 
 #: Each family's colour and marker.
 FAMILIES: dict[str, tuple[str, str]] = {
-    "plain": ("#E69F00", "o"),
-    "residual": ("#56B4E9", "s"),
+    "plain": ("#C08400", "o"),
+    "residual": ("#1D97DC", "s"),
     "residual-scaled": ("#009E73", "^"),
-    "residual-zero": ("#CC79A7", "D"),
+    "residual-zero": ("#CA74A4", "D"),
     "pre-norm": ("#D55E00", "v"),
-    "post-norm": ("#999999", "P"),
+    "post-norm": ("#0072B2", "P"),
 }
 #: Each degree's line style.
 DEGREES: dict[str, str] = {
@@ -41,7 +43,7 @@ WORDS: dict[str, str] = {
 #: The lines of a chart that are not variants: the page's ink (black, drawn as currentColor)
 #: and grey, told apart by line style and marker.
 QUANTITIES: tuple[tuple[str, str, str], ...] = (
-    ("#000000", "-", "o"), ("#999999", "--", "s"), ("#000000", ":", "^"), ("#999999", "-.", "D"),
+    ("#000000", "-", "o"), ("#888888", "--", "s"), ("#000000", ":", "^"), ("#888888", "-.", "D"),
 )
 
 

@@ -4,12 +4,12 @@ built from, and a learner's prediction held against what the engine measures.
 Contract: ``same_as_trace(trace_id, name, result, kinds=())`` writes experiment ``name``'s record
 lines from ``result`` (as the engine's writer does, ``kinds`` keeping only those records) and
 holds each against its line in ``records/<trace>.trace``: it prints one short line when every
-line is there, bit for bit, and otherwise raises ``AssertionError`` naming the first line that
-differs beside the trace's own line of that record. ``check(prediction, measured, hint)``
-prints whether a prediction matches a measured value (a number to a float's rounding, a
-relative difference under ``TOLERANCE``; a word exactly), and when it does not, the measured
-value and ``hint``; it returns whether it matched (a prediction not yet written, ``...``, asks
-for one).
+line is there, bit for bit (and there is one at least), and otherwise raises ``AssertionError``
+naming the first line that differs beside the trace's own line of that record.
+``check(prediction, measured, hint)`` prints whether a prediction matches a measured value (a
+number to a float's rounding, a relative difference under ``TOLERANCE``; a word exactly), and
+when it does not, the measured value and ``hint``; it returns whether it matched (a
+prediction not yet written, ``...``, asks for one).
 """
 
 from __future__ import annotations
@@ -31,6 +31,9 @@ def same_as_trace(trace_id: str, name: str, result: Any, kinds: Collection[str] 
     """Hold ``result``'s record lines against the published trace (see the module doc)."""
     schema = SCHEMAS[trace_id]
     lines = experiment_lines(schema, name, result, kinds).splitlines()
+    if not lines:
+        raise AssertionError(f"this run wrote no record line of {name} to hold against "
+                             f"{trace_id}")
     published = (RECORDS / schema.file_name).read_text(encoding="utf-8").splitlines()
     for line in lines:
         if line not in published:

@@ -339,10 +339,13 @@ def spread(traces: TraceSet, record: str, fmt: str, keys: tuple[str, str, str]) 
 
 
 def _same_number(one: str, other: str) -> bool:
-    """Whether two shown values read as one number ("1" and "1.000" do)."""
+    """Whether two shown values read as one number ("1" and "1.000" do, "50%" and "50.0%")."""
     if one == other:
         return True
+    def number(shown: str) -> float:
+        return float(shown.replace("\u2212", "-").removesuffix("%"))
+
     try:
-        return float(one.replace("\u2212", "-")) == float(other.replace("\u2212", "-"))
+        return number(one) == number(other)
     except ValueError:
         return False

@@ -23,6 +23,7 @@ import errno
 import http.server
 import io
 import os
+import secrets
 import socket
 import sys
 import threading
@@ -47,9 +48,9 @@ RELOAD_SECONDS = 30.0
 #: question (the preview restarting) is asked again a second later.
 RELOAD_SCRIPT = """<script>(function ask(seen) {
   fetch("%s?seen=" + seen).then(function (answer) { return answer.text(); }).then(
-    function (now) { if (now !== String(seen)) location.reload(); else ask(seen); },
+    function (now) { if (now !== seen) location.reload(); else ask(seen); },
     function () { setTimeout(function () { ask(seen); }, 1000); });
-})(%d);</script>"""
+})("%s");</script>"""
 BUSY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
         b"Connection: close\r\n\r\nThe preview is serving as many connections as it allows.\n")
 
@@ -67,17 +68,26 @@ class PreviewServer(http.server.ThreadingHTTPServer):
         self.rewrite_html = rewrite_html
         self.slots = threading.BoundedSemaphore(max_connections)
         self.site = Path(os.devnull)  # ``show`` a site before ``serve_forever``
-        self.version = 0  # how many sites have been shown
+        self.shown_count = 0  # how many sites have been shown
+        # A tab left open from an earlier preview asks about that one's version: never this.
+        self.run = secrets.token_hex(4)
         self.shown = threading.Condition()
         super().__init__((host, port), PreviewHandler)
         port = self.server_address[1]  # the one bound, when asked for any (0)
-        self.hosts = {f"{name}:{port}" for name in (host, "localhost", "127.0.0.1")}
+        names = (host, "localhost", "127.0.0.1")
+        # A browser leaves the default port out of the Host it sends.
+        self.hosts = {f"{name}:{port}" for name in names} | (set(names) if port == 80 else set())
+
+    @property
+    def version(self) -> str:
+        """Which site is shown, as a page asks about it: this run's and its count."""
+        return f"{self.run}-{self.shown_count}"
 
     def show(self, site: Path) -> None:
         """Serve ``site`` from now on, and wake every page waiting to reload."""
         with self.shown:
             self.site = site
-            self.version += 1
+            self.shown_count += 1
             self.shown.notify_all()
 
     def process_request(self, request: socket.socket, client_address: tuple) -> None:
@@ -86,7 +96,11 @@ class PreviewServer(http.server.ThreadingHTTPServer):
                 request.sendall(BUSY)
             self.shutdown_request(request)
             return
-        super().process_request(request, client_address)
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # no thread started: nothing else will give the slot back
+            self.slots.release()
+            raise
 
     def handle_error(self, request: socket.socket, client_address: tuple) -> None:
         if not isinstance(sys.exception(), ConnectionError):  # a reader who left is no error
@@ -155,8 +169,7 @@ class PreviewHandler(http.server.SimpleHTTPRequestHandler):
             page = content.decode("utf-8")
             if self.server.rewrite_html:
                 page = self.server.rewrite_html(page)
-            content = page.replace("</body>", RELOAD_SCRIPT % (RELOAD_PATH, version) + "</body>",
-                                   1).encode("utf-8")
+            content = _reloading(page, version).encode("utf-8")
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(content)))
@@ -167,11 +180,11 @@ class PreviewHandler(http.server.SimpleHTTPRequestHandler):
         """The version of the site up now, once it is newer than the one asked about (or
         ``RELOAD_SECONDS`` have passed)."""
         query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
-        seen = query.get("seen", ["0"])[0]
+        seen = query.get("seen", [""])[0]
         with self.server.shown:
-            self.server.shown.wait_for(lambda: str(self.server.version) != seen,
+            self.server.shown.wait_for(lambda: self.server.version != seen,
                                        timeout=RELOAD_SECONDS)
-            content = str(self.server.version).encode()
+            content = self.server.version.encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(content)))
@@ -180,12 +193,16 @@ class PreviewHandler(http.server.SimpleHTTPRequestHandler):
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None
                    ) -> None:
-        """The site's own page for a file not found, as the published site shows it."""
+        """The site's own page for a file not found, as the published site shows it (and,
+        like every page, reloading when a newer site is up: the page may be on its way)."""
         missing = Path(self.directory, "404.html")
         if code != 404 or not missing.is_file():
             super().send_error(code, message, explain)
             return
-        content = missing.read_bytes()
+        with self.server.shown:
+            version = self.server.version
+        content = _reloading(missing.read_text(encoding="utf-8", errors="replace"),
+                             version).encode("utf-8")
         self.send_response(404)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(content)))
@@ -199,6 +216,11 @@ class PreviewHandler(http.server.SimpleHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         """Silent: a preview's reader sees what it serves."""
+
+
+def _reloading(page: str, version: str) -> str:
+    """``page`` with the script that reloads it once a site newer than ``version`` is up."""
+    return page.replace("</body>", RELOAD_SCRIPT % (RELOAD_PATH, version) + "</body>", 1)
 
 
 def listen(host: str, port: int, rewrite_html: Callable[[str], str] | None = None

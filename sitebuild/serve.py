@@ -39,8 +39,7 @@ from tracefile.files import write_atomic
 
 WATCHED = ("docs", "notebooks", "engine", "tracefile", "diagrams", "sitebuild", "mkdocs.yml",
            "build_site.py")
-#: How often the sources are polled (one poll of every watched file takes about a millisecond;
-#: MkDocs then notices the rendered page within its own half-second poll).
+#: How often the sources are polled (one poll of every watched file takes about a millisecond).
 POLL_SECONDS = 0.1
 
 

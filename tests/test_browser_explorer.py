@@ -85,13 +85,18 @@ def check_cell(tab: Any, traces: TraceSet, factor_index: int, depth: int) -> Non
     assert tab.locator(".gf-explorer__live").text_content() == summary
     assert tab.get_attribute("#gf-explorer-factor", "aria-valuetext") == format_value(factor)
     assert tab.get_attribute("#gf-explorer-depth", "aria-valuetext") == format_value(depth)
-    # The cell came from the data script: its spans still open their provenance, by keyboard
-    # (one Tab stop per group of them, the arrow keys within).
+    # The cell came from the data script: its spans still open their provenance, by keyboard,
+    # one Tab stop per paragraph, list item or table of them (the arrow keys move within).
     assert tab.evaluate("""[...document.querySelectorAll('.gf-explorer__cells .tv')].every(
-        span => span.tabIndex >= -1 && span.dataset.provenance === span.dataset.trace + ' = '
+        span => span.dataset.provenance === span.dataset.trace + ' = '
                 + (span.dataset.exact ?? span.textContent))""")
-    assert tab.evaluate("""[...document.querySelectorAll('.gf-explorer__cells .tv')].some(
-        span => span.tabIndex === 0)""")
+    stops = tab.evaluate("""() => { const groups = new Map();
+        document.querySelectorAll('.gf-explorer__cells .tv').forEach(e => {
+            const g = e.closest('table, figure, p, li, dd, dt, summary, h1, h2, h3, h4, h5, h6')
+                || e.parentElement;
+            groups.set(g, (groups.get(g) || 0) + (e.tabIndex === 0)); });
+        return [...groups.values()]; }""")
+    assert stops and set(stops) == {1}, stops
     assert check_curves(tab, depth) == {"factor": format_value(factor),
                                         "depth": format_value(depth),
                                         "shown": [str(factor_index)], "mark at depth": True}

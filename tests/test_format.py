@@ -47,6 +47,7 @@ from tracefile.errors import TracePathError
     (0.0625, "percent", "6.25%"),
     (0.99999988, "percent", "100.0%"),  # not a whole hundred
     ((0.5, 0.25), "percent", "[50%, 25%]"),
+    (1, "percent", "100%"),
     ("residual.branch.weight", "exact", "residual.branch.weight"),
     (("a.b", "c.d"), "exact", "a.b, c.d"),
 ])

@@ -63,7 +63,7 @@ def test_a_notebook_runs_each_experiment_as_the_trace_holds_it(executed: dict[st
     names = _CHECKED.findall(source)
     assert names, f"{lab}: the notebook checks no experiment against its trace"
     for name in names:
-        assert re.search(rf"^{name}: all \d+ record lines of this run equal trace "
+        assert re.search(rf"^{name}: all [1-9]\d* record lines of this run equal trace "
                          rf"{LABS[lab]}'s, bit for bit$", executed[lab], re.M), name
     # Short lines a reader can read, not raw records; exercises waiting for a prediction.
     assert max(map(len, executed[lab].splitlines())) <= 120
@@ -83,6 +83,12 @@ def test_the_trace_check_fails_on_a_changed_value(tmp_path: Path,
     with pytest.raises(AssertionError) as caught:
         lab_notebook.same_as_trace("gradient-flow-v3", "ten-layers", run)
     assert str(caught.value) == f"this run wrote {line!r}, but gradient-flow-v3 holds {tampered!r}"
+
+
+def test_the_trace_check_wants_a_record_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lab_notebook, "experiment_lines", lambda *args: "")
+    with pytest.raises(AssertionError, match="wrote no record line of ten-layers"):
+        lab_notebook.same_as_trace("gradient-flow-v3", "ten-layers", None)
 
 
 @pytest.mark.parametrize(("prediction", "measured", "says", "matched"), [
