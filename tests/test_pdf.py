@@ -94,6 +94,45 @@ def test_the_contents_give_each_heading_its_page(edition: BuiltSite) -> None:
         assert title in lines, (title, number)
 
 
+#: The most of a page's height left blank under its last line, but where a part or the
+#: references begin on the next page.
+MOST_BLANK = 0.7
+
+
+def blank_below(image: Any) -> float:
+    """The share of a page's height, between its running title and its page number, left blank
+    under its last line."""
+    gray = image.convert("L")
+    width, height = gray.size
+    rows = [any(gray.getpixel((x, y)) < 200 for x in range(width))
+            for y in range(int(height * 0.06), int(height * 0.93))]
+    last = max((y for y, inked in enumerate(rows) if inked), default=0)
+    return 1 - (last + 1) / len(rows)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_no_page_is_left_mostly_blank(edition: BuiltSite, tmp_path: Path) -> None:
+    from PIL import Image
+
+    pdf = edition.site / EDITION
+    subprocess.run(["pdftoppm", "-r", "20", "-gray", "-png", str(pdf), str(tmp_path / "p")],
+                   check=True, timeout=120)
+    texts = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                           check=True).stdout.split("\f")
+    starts = ("References", "Gradients through depth", "The residual stream in a small")
+    pages = sorted(tmp_path.glob("p-*.png"))
+    assert len(pages) == len(texts) - 1 > 50
+    blank = []
+    for at, page in enumerate(pages[1:-1], 1):  # the contents end as they end
+        following = [row for row in texts[at + 1].splitlines() if row.strip()][1:2]
+        if not following or not following[0].startswith(starts):
+            share = blank_below(Image.open(page))
+            if share > MOST_BLANK:
+                blank.append((at + 1, round(share, 2)))
+    assert blank == [], blank
+
+
 @pytest.mark.slow
 @pytest.mark.browser
 def test_the_parts_keep_their_drawings_and_print_their_folds_open(browser: Any,
