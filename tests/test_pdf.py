@@ -87,11 +87,14 @@ def test_the_contents_give_each_heading_its_page(edition: BuiltSite) -> None:
     done = subprocess.run(["pdftotext", "-layout", str(edition.site / EDITION), "-"],
                           capture_output=True, text=True, check=True)
     pages = done.stdout.split("\f")
-    entries = re.findall(r"^ +(\S.*?\S) {2,}(\d+)$", pages[0] + pages[1], re.M)
+    # The contents sit in two columns on the first page: a line holds one entry or two.
+    entries = re.findall(r"(\S+(?: \S+)*) {2,}(\d+)(?= {2,}|$)", pages[0], re.M)
     assert len(entries) > 30, entries[:5]  # an entry too long for one line is not read
     for title, number in entries:
-        lines = {line.strip() for line in pages[int(number) - 1].splitlines()}
-        assert title in lines, (title, number)
+        lines = [line.strip() for line in pages[int(number) - 1].splitlines()]
+        # A long entry or heading wraps in its own place: the first of its lines is enough.
+        assert any(line.startswith(title) or (len(line) > 12 and title.startswith(line))
+                   for line in lines), (title, number)
 
 
 #: The most of a page's height left blank under its last line, but where a part or the
