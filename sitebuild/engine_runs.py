@@ -144,22 +144,30 @@ def _run_job(root: Path, job: EngineJob, workdir: Path, cache: Path,
     workdir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=temp_prefix("engine"), dir=workdir) as tmp:
         started = time.perf_counter()
-        proc = subprocess.Popen(child_command("engine", job.args), cwd=tmp,
-                                env=_engine_env(root, cache), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, encoding="utf-8", errors="replace")
         tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
-        limit = threading.Timer(ENGINE_SECONDS, proc.kill)  # its lines may stop, not its run
-        limit.start()
+        proc: subprocess.Popen[str] | None = None
+        limit: threading.Timer | None = None
+        # An interrupt may land anywhere in here, even while the timer's thread starts: the
+        # finally stops whatever exists, and the timer is a daemon, so that a build that never
+        # reached the finally does not wait hours for it at exit. (A run started before the
+        # interrupt but never handed back ends with this process: it watches its parent.)
         try:
+            proc = subprocess.Popen(child_command("engine", job.args), cwd=tmp,
+                                    env=_engine_env(root, cache), stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, encoding="utf-8", errors="replace")
+            limit = threading.Timer(ENGINE_SECONDS, proc.kill)  # its lines may stop, not its run
+            limit.daemon = True
+            limit.start()
             assert proc.stderr is not None
             for line in proc.stderr:
                 tail.append(line)
                 said(line.rstrip("\n"))
             code = proc.wait()
         finally:
-            limit.cancel()
+            if limit is not None:
+                limit.cancel()
             # Interrupted or failed: no engine run outlives us (killed, the kernel ends them).
-            if proc.poll() is None:
+            if proc is not None and proc.poll() is None:
                 proc.kill()
                 proc.wait()
         if time.perf_counter() - started >= ENGINE_SECONDS:

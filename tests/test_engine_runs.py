@@ -140,3 +140,36 @@ def test_a_relative_cell_cache_is_taken_from_where_the_build_started(
     assert _engine_env(ROOT, tmp_path / "cache")[CELL_CACHE] == str(tmp_path / "mine/cells")
     monkeypatch.delenv(CELL_CACHE)
     assert _engine_env(ROOT, tmp_path / "cache")[CELL_CACHE] == str(tmp_path / "cache/cells")
+
+
+def test_an_interrupt_as_the_time_limit_starts_leaves_nothing_to_wait_for(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # SIGTERM landing while the limit's timer thread starts: once, a build printed its
+    # "interrupted" line and then waited at exit for a timer set for hours.
+    import threading
+
+    started: list[threading.Timer] = []
+    real_start = threading.Timer.start
+
+    def start_then_interrupt(timer: threading.Timer) -> None:
+        real_start(timer)
+        started.append(timer)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading.Timer, "start", start_then_interrupt)
+    killed: list[int] = []
+    real_kill = engine_runs.subprocess.Popen.kill
+    monkeypatch.setattr(engine_runs.subprocess.Popen, "kill",
+                        lambda proc: (killed.append(proc.pid), real_kill(proc))[-1])
+    job = engine_runs.engine_jobs()[0]
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            engine_runs._run_job(ROOT, job, tmp_path, tmp_path / "cache", lambda line: None)
+        [timer] = started
+        assert timer.daemon  # the interpreter never waits for it
+        timer.join(timeout=5)
+        assert not timer.is_alive()  # cancelled, not left to run for hours
+        assert len(killed) == 1  # and the engine run it was timing is ended
+    finally:  # a regression must fail here, not hang this test process at its exit
+        for timer in started:
+            timer.cancel()
