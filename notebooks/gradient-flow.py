@@ -164,4 +164,5 @@ ratio = plain.curves[0].input_gradient[0]
 check(prediction, "grows" if ratio > 1 else "shrinks",
       "The lab's depth sweep found the plain stack's gradient growing with depth: each block "
       "multiplies it by a factor a little above one.")
-print(f"The input gradient is {ratio:.4g} times the output's at this depth.")
+if prediction is not ...:  # once you have predicted, the measured ratio itself
+    print(f"The input gradient is {ratio:.4g} times the output's at this depth.")

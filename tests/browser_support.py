@@ -100,6 +100,17 @@ WRAPPED_VALUES = """() => {
 #: finishes"); the narrow drawings are made for it.
 PLOT_MIN_HEIGHT = 180
 
+#: For the traced numbers a selector (the argument) finds: how many Tab stops each group of
+#: them has (paragraph, list item, table, figure..., as docs/assets/js/provenance.js groups
+#: them); a roving tab index gives each group exactly one.
+STOPS_PER_GROUP = """selector => { const groups = new Map();
+    document.querySelectorAll(selector).forEach(e => {
+        const g = e.closest('table, figure, p, li, dd, dt, summary, h1, h2, h3, h4, h5, h6')
+            || e.parentElement;
+        groups.set(g, (groups.get(g) || 0) + (e.tabIndex === 0)); });
+    return [...groups.values()]; }"""
+
+
 #: The headings of a page's article taller than their own text by half a line or more: an
 #: empty band under the words (a permanent-link mark wrapped to a line of its own).
 EMPTY_BANDS = """() => [...document.querySelectorAll('article :is(h1, h2, h3, h4)')]

@@ -29,6 +29,7 @@ from browser_support import (
     NARROW_PHONE,
     PAST_THE_EDGES,
     PHONE,
+    STOPS_PER_GROUP,
     WRAPPED_VALUES,
     launch,
     open_every_fold,
@@ -421,12 +422,7 @@ def test_provenance_on_tap_and_keyboard(browser: Any, site_url: str) -> None:
         tab.keyboard.press("Enter")
         assert popover.is_visible() and popover.text_content() == expected
         # One Tab stop per group of numbers; the arrow keys move within it, and Tab leaves it.
-        stops = tab.evaluate("""() => { const groups = new Map();
-            document.querySelectorAll('article .tv').forEach(e => {
-                const g = e.closest('table, figure, p, li, dd, dt, summary, h1, h2, h3, h4, h5, h6')
-                    || e.parentElement;
-                groups.set(g, (groups.get(g) || 0) + (e.tabIndex === 0)); });
-            return Array.from(groups.values()); }""")
+        stops = tab.evaluate(STOPS_PER_GROUP, "article .tv")
         assert stops and set(stops) == {1}, stops
         first = tab.locator("article p:has(.tv ~ .tv) .tv").first
         first.focus()

@@ -12,7 +12,15 @@ from typing import Any
 
 import pytest
 import site_support
-from browser_support import DESKTOP, PHONE, open_every_fold, run_axe, set_scheme, visit
+from browser_support import (
+    DESKTOP,
+    PHONE,
+    STOPS_PER_GROUP,
+    open_every_fold,
+    run_axe,
+    set_scheme,
+    visit,
+)
 from lab_support import LAB_PAGE, lab_traces
 from test_browser import assert_no_content_violations
 
@@ -90,12 +98,7 @@ def check_cell(tab: Any, traces: TraceSet, factor_index: int, depth: int) -> Non
     assert tab.evaluate("""[...document.querySelectorAll('.gf-explorer__cells .tv')].every(
         span => span.dataset.provenance === span.dataset.trace + ' = '
                 + (span.dataset.exact ?? span.textContent))""")
-    stops = tab.evaluate("""() => { const groups = new Map();
-        document.querySelectorAll('.gf-explorer__cells .tv').forEach(e => {
-            const g = e.closest('table, figure, p, li, dd, dt, summary, h1, h2, h3, h4, h5, h6')
-                || e.parentElement;
-            groups.set(g, (groups.get(g) || 0) + (e.tabIndex === 0)); });
-        return [...groups.values()]; }""")
+    stops = tab.evaluate(STOPS_PER_GROUP, ".gf-explorer__cells .tv")
     assert stops and set(stops) == {1}, stops
     assert check_curves(tab, depth) == {"factor": format_value(factor),
                                         "depth": format_value(depth),
