@@ -6,6 +6,8 @@ Contract:
 - `build(out, build_dir, ...)` runs `build_site.py build` with `--build-dir` and `--out`
   always given, so no test's build writes into the repository's own `build/` or `site/`; by
   default from the golden trace and the golden learner report (`traces=()`: run the engine).
+  ``in_process=True`` runs it in the test's own process (no interpreter to start): only for
+  the project itself, since a copy's edited code must be the code that runs.
 - `project_copy(base)` is a copy of the project (sources and docs) that a test may break.
 - `Published.snapshot(out)` records a published site; `assert_failed_cleanly(done,
   previous_site, phase, build_dir)` is the one check of a failed build: exit 1, no traceback,
@@ -19,8 +21,10 @@ Contract:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
+import io
 import os
 import re
 import shutil
@@ -32,6 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from paths import GOLDEN_REPORT, GOLDEN_TRACE, ROOT
@@ -78,7 +83,8 @@ SHARED_CACHE: dict[str, Path] = {}
 def build(out: Path, build_dir: Path, *, traces: Sequence[Path] = (GOLDEN_TRACE,),
           report: Path | None = GOLDEN_REPORT, project: Path = ROOT,
           env: dict[str, str] | None = None, extra: Sequence[str] = (),
-          shared_cache: bool = True) -> subprocess.CompletedProcess[str]:
+          shared_cache: bool = True, in_process: bool = False,
+          ) -> subprocess.CompletedProcess[str]:
     """``build_site.py build`` into ``out`` with ``build_dir`` (both required)."""
     args = ["build", "--build-dir", str(build_dir), "--out", str(out)]
     if shared_cache and "dir" in SHARED_CACHE:
@@ -87,7 +93,23 @@ def build(out: Path, build_dir: Path, *, traces: Sequence[Path] = (GOLDEN_TRACE,
         args += ["--trace", str(trace)]
     if report is not None:
         args += ["--report", str(report)]
+    if in_process:
+        assert project == ROOT, "a project copy's code runs only in its own process"
+        return run_here([*args, *extra], env)
     return run([*args, *extra], project, env)
+
+
+def run_here(args: Sequence[str], env: dict[str, str] | None = None,
+             ) -> subprocess.CompletedProcess[str]:
+    """``build_site.py ARGS`` in this process: its exit status and what it printed."""
+    import build_site
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with (mock.patch.dict(os.environ, env or {}), contextlib.redirect_stdout(stdout),
+          contextlib.redirect_stderr(stderr)):
+        code = build_site.main(list(args))
+    return subprocess.CompletedProcess(["build_site.py", *args], code, stdout.getvalue(),
+                                       stderr.getvalue())
 
 
 def build_or_fail(out: Path, build_dir: Path, **options: Any) -> BuiltSite:

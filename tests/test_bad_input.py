@@ -1,7 +1,9 @@
 """Failed builds are atomic and one line: every way a build can fail, in one table.
 
 Each case makes one defect — a bad trace or learner report, a broken page (on a copy of the
-project), a missing tool — and builds over a copy of a good site. Every failure must pass
+project), a missing tool — and builds over a copy of a good site: in the test's own process,
+except where a project copy must run its own code (the page, notebook and code edits), which
+build in a child process as a user's command does. Every failure must pass
 `site_support.assert_failed_cleanly`: exit 1, no traceback, exactly one located line on stderr
 (`FILE:LINE: `, `FILE: ` or `PHASE: `), the failed phase named last on stdout, and the
 previous site byte-identical with nothing left beside it. Each case also says where its line
@@ -295,7 +297,8 @@ def test_a_failed_build_is_one_line_and_keeps_the_previous_site(
     failure = FAILURES[case]
     attempt = failure.setup(tmp_path, previous_site.path)
     build_dir = tmp_path / "build"
-    done = build(previous_site.path, build_dir, **attempt.options)
+    in_process = "project" not in attempt.options
+    done = build(previous_site.path, build_dir, in_process=in_process, **attempt.options)
     line = assert_failed_cleanly(done, previous_site, failure.phase, build_dir)
     assert re.match(attempt.line, line), f"not {attempt.line}:\n{line[:300]}"
 
