@@ -48,7 +48,7 @@ DISPATCHED = subprocess.run(
     capture_output=True, text=True, check=True).stdout.strip()
 LOOPS = {"own": {}, "X86_V3": {"NPY_ENABLE_CPU_FEATURES": "X86_V3"},
          "baseline": {"NPY_DISABLE_CPU_FEATURES": DISPATCHED}}
-LABS = ("gradient-flow-v3", "residual-stream-v3")
+LABS = ("gradient-flow-v4", "residual-stream-v4")
 #: The variables a caller might set, cleared so that each run sees only what it forces.
 CLEARED = ("ENGINE_NUMERICS", "OPENBLAS_CORETYPE", "NPY_ENABLE_CPU_FEATURES",
            "NPY_DISABLE_CPU_FEATURES", "OPENBLAS_NUM_THREADS")

@@ -2,7 +2,8 @@
 
 Only drawing lives here, and it imports only ``tracefile``. Modules by job:
 - text: ``format`` (the one place a traced value becomes display text and its provenance
-  span), ``words`` (whole numbers in words);
+  span), ``words`` (whole numbers in words), ``claim_reasons`` (the values a verdict was
+  decided from, named and traced);
 - diagrams: ``dot`` and ``dot_parts`` (the chapter's DOT text), ``dot_decoder`` (the decoder
   block), ``svg`` (DOT → accessible inline SVG);
 - charts: ``chart_spec`` (what a chart declares), ``charts_gradient_flow`` and

@@ -1,11 +1,11 @@
-"""The charts of the gradients lab (trace ``gradient-flow-v3``), placed on
+"""The charts of the gradients lab (trace ``gradient-flow-v4``), placed on
 ``docs/labs/gradient-flow.md``."""
 
 from __future__ import annotations
 
 from diagrams.chart_spec import POSITIONS, Chart, Line
 
-TRACE = "gradient-flow-v3"
+TRACE = "gradient-flow-v4"
 #: The variants of the depth sweep: (trace name, legend label, look).
 VARIANTS = (("plain", "plain", "plain"), ("residual", "residual, default init", "residual"),
             ("residual-scaled", "residual, scaled output", "residual-scaled"),

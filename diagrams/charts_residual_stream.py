@@ -1,4 +1,4 @@
-"""The charts of the decoder lab (trace ``residual-stream-v3``), placed on
+"""The charts of the decoder lab (trace ``residual-stream-v4``), placed on
 ``docs/labs/residual-stream.md``.
 
 Positions: a vector that starts with the embedding (stream norms, the logit lens, quantization
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from diagrams.chart_spec import POSITIONS, Chart, Line, Yardstick
 
-TRACE = "residual-stream-v3"
+TRACE = "residual-stream-v4"
 #: The trainability runs drawn against the step, in the order of the trace.
 DEPTHS = (("two", "two blocks"), ("four", "four blocks"), ("eight", "eight blocks"))
 STATE_AXIS = "blocks run (zero: the embedding)"

@@ -1,7 +1,7 @@
 """The bridge figure: one pre-norm decoder block of the course's model, as Graphviz DOT text.
 
 Contract: ``decoder_block_dot(trace)`` draws, from the decoder lab's trace
-(``residual-stream-v3``), one block top to bottom: the stream ``[B, T, d]`` (batch, tokens,
+(``residual-stream-v4``), one block top to bottom: the stream ``[B, T, d]`` (batch, tokens,
 width, as the lab trained its model), a clean identity path, and two residual adds, one after
 causal self-attention and one after the MLP, each branch opening with its own RMSNorm. Same
 conventions as ``diagrams.dot``: solid identity, dashed learned branch, double-bordered add,
@@ -15,7 +15,7 @@ from diagrams.dot_parts import close, edge, legend, node, opening, table
 from tracefile import Trace
 
 #: The trace this figure draws from.
-TRACE = "residual-stream-v3"
+TRACE = "residual-stream-v4"
 
 
 def decoder_block_dot(trace: Trace) -> str:

@@ -1,7 +1,7 @@
 """The gradients lab's explorer: every cell of the trace's grid as HTML, rendered in Python.
 
 Contract: ``render_explorer(trace)`` and ``render_explorer_data(trace)`` are pure functions of
-trace ``gradient-flow-v3``. For every (branch factor, depth) cell of the grid (records
+trace ``gradient-flow-v4``. For every (branch factor, depth) cell of the grid (records
 ``EXPLORER-CONFIG``, ``EXPLORER``, ``PATH-COUNT``, ``EXPLORER-FACTOR``) the data holds a section
 whose every number is a traced span (``diagrams.format.traced``): the factor, the depth, the
 plain and the residual input gradient, the path length that carries the most, and the
@@ -38,14 +38,14 @@ from diagrams.shown_html import shown_html_script
 from tracefile import Trace
 from tracefile.values import trace_repr
 
-TRACE = "gradient-flow-v3"
+TRACE = "gradient-flow-v4"
 #: Where the whole grid is listed, from the lab's page.
-TRACE_PAGE = "../trace.html#gradient-flow-v3"
+TRACE_PAGE = "../trace.html#gradient-flow-v4"
 #: Where every cell's HTML is published (``diagrams.shown_html``), its address from the lab's
 #: page, and the name it is filed under.
-DATA_FILE = "assets/explorer/gradient-flow-v3.js"
+DATA_FILE = "assets/explorer/gradient-flow-v4.js"
 DATA_URL = f"../{DATA_FILE}"
-DATA_NAME = "explorer:gradient-flow-v3"
+DATA_NAME = "explorer:gradient-flow-v4"
 #: The format of every gradient the explorer shows (they span many powers of ten).
 FMT = "sci"
 #: The curves' drawing, in SVG user units: width, height and the margin inside them. The page

@@ -10,7 +10,7 @@
 # # Gradients through depth: run it yourself
 #
 # This notebook reruns the key experiments of the gradients lab with the project's own engine,
-# prints what each measured, and checks the run against trace `gradient-flow-v3`, the one the
+# prints what each measured, and checks the run against trace `gradient-flow-v4`, the one the
 # lab page was built from, line by line. Then it is your turn: each exercise asks you to change
 # a gain, a depth or a start, predict what the engine will measure, and run the check cell
 # under it, which tells you whether your prediction holds.
@@ -29,7 +29,7 @@ pin()
 from engine.experiments.gradient_flow import LAB_SEED
 from engine.lab_notebook import check, same_as_trace
 
-LAB = "gradient-flow-v3"
+LAB = "gradient-flow-v4"
 
 # %% [markdown]
 # ## The added one, over ten layers

@@ -10,7 +10,7 @@
 # # The residual stream in a small trained decoder: run it yourself
 #
 # This notebook reruns the key experiments of the decoder lab with the project's own engine,
-# prints what each measured, and checks the run against trace `residual-stream-v3`, the one
+# prints what each measured, and checks the run against trace `residual-stream-v4`, the one
 # the lab page was built from, line by line. Then it is your turn: each exercise asks you to
 # change a depth, a width or a start, predict what the engine will measure, and run the check
 # cell under it, which tells you whether your prediction holds.
@@ -30,7 +30,7 @@ from engine.data import ArithmeticCorpus
 from engine.experiments.residual_stream import LAB_SEED
 from engine.lab_notebook import check, same_as_trace
 
-LAB = "residual-stream-v3"
+LAB = "residual-stream-v4"
 corpus = ArithmeticCorpus()
 
 # %% [markdown]

@@ -21,6 +21,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from diagrams.claim_reasons import decided_by
 from diagrams.format import format_value, traced, wrappable
 from diagrams.shown_html import shown_html_script
 from diagrams.svg import NARROW
@@ -108,6 +109,7 @@ class PageContext:
             "tv": lambda path, fmt=PROSE_FORMAT: traced(page_traces, path, fmt),
             "spread": lambda record, fmt=PROSE_FORMAT, keys=SPREAD_KEYS: spread(
                 page_traces, record, fmt, keys),
+            "decided_by": lambda key, fmt=PROSE_FORMAT: decided_by(page_traces, key, fmt),
             "diagram": lambda name: self.diagram(name, numbering),
             "chart": lambda name, caption="": self.chart(name, caption, numbering, page),
             "table": lambda name: self.table(name, numbering),

@@ -14,7 +14,7 @@ from engine.experiments.gradient_flow.clipping import ClippingConfig
 from engine.experiments.gradient_flow.training import StackTrainingConfig
 from engine.trace import trace_text
 
-TRACE_ID = "gradient-flow-v3"
+TRACE_ID = "gradient-flow-v4"
 #: The grid cut to the runs the page's curves show.
 LAB_TRAINING = StackTrainingConfig(seeds=(24,), lrs=(StackTrainingConfig().lr,),
                                    inits=("default", "zero"))

@@ -10,7 +10,7 @@ from site_support import published_traces
 from tracefile import TraceSet
 
 LAB_PAGE = "labs/gradient-flow.html"
-LAB_TRACE = "gradient-flow-v3"
+LAB_TRACE = "gradient-flow-v4"
 
 
 def lab_traces(site: Path) -> TraceSet:

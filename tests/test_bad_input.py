@@ -249,7 +249,7 @@ FAILURES: dict[str, Failure] = {
         rf"mkdocs\.yml:{_line_of('mkdocs.yml', 'How it is built: building.md')}: A reference to "
         r"'gone\.md' is included in the 'nav' configuration"),
     "unknown-trace-in-front-matter": code_edit(
-        "render", "docs/labs/gradient-flow.md", "trace: gradient-flow-v3", "trace: no-such-v1",
+        "render", "docs/labs/gradient-flow.md", "trace: gradient-flow-v4", "trace: no-such-v1",
         r"docs/labs/gradient-flow\.md:2: front matter names trace 'no-such-v1'; the site has "),
     "number-in-description": code_edit(
         "gates", "mkdocs.yml", "site_description: An executable textbook chapter",

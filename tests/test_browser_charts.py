@@ -103,7 +103,7 @@ def test_without_javascript_a_fold_links_to_the_raw_trace(browser: Any, site_url
         fold.locator("summary").click()
         link = fold.locator(".shown-html__place a")
         assert link.is_visible() and link.get_attribute("href") == (
-            "../trace.html#residual-stream-v3")
+            "../trace.html#residual-stream-v4")
     finally:
         context.close()
 

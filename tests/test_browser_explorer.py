@@ -50,7 +50,7 @@ def lab_url(site: Path) -> Iterator[str]:
 
 
 def cell_of(traces: TraceSet, factor: float, depth: int) -> int:
-    trace = traces.traces["gradient-flow-v3"]
+    trace = traces.traces["gradient-flow-v4"]
     return next(r.cell for r in trace.explorer if r.factor == factor and r.depth == depth)
 
 
@@ -68,12 +68,12 @@ def shown(tab: Any) -> dict[str, str]:
 
 
 def expected(traces: TraceSet, factor: float, depth: int) -> dict[str, str]:
-    cell = f"gradient-flow-v3:EXPLORER[{cell_of(traces, factor, depth)}]"
+    cell = f"gradient-flow-v4:EXPLORER[{cell_of(traces, factor, depth)}]"
     formats = {"factor": "exact", "depth": "exact", "plain": "sci", "residual": "sci",
                "contributions": "sci", "peak-length": "exact"}
     want = {f"{cell}.{key}": format_value(traces.resolve(f"{cell}.{key}"), fmt)
             for key, fmt in formats.items()}
-    counts = f"gradient-flow-v3:PATH-COUNT[{depth}]"
+    counts = f"gradient-flow-v4:PATH-COUNT[{depth}]"
     want[f"{counts}.depth"] = format_value(traces.resolve(f"{counts}.depth"))
     want[f"{counts}.counts"] = format_value(traces.resolve(f"{counts}.counts"))
     return {"#visible": "1", **want}
@@ -172,7 +172,7 @@ def test_without_javascript_the_chapters_cell_and_the_grid_remain(
         assert tab.locator("table.gf-grid tbody td .tv").first.get_attribute(
             "data-trace").endswith(f"].plain[{last}]")
         assert tab.locator(".gf-explorer__grid a").get_attribute("href") == (
-            "../trace.html#gradient-flow-v3")
+            "../trace.html#gradient-flow-v4")
     finally:
         context.close()
 

@@ -15,17 +15,17 @@ from diagrams.format import number_tokens
 from diagrams.words import number_words
 from tracefile import SCHEMAS, Trace, load_trace
 
-GOLDEN = Path(__file__).parents[1] / "records" / "gradient-flow-v3.trace"
+GOLDEN = Path(__file__).parents[1] / "records" / "gradient-flow-v4.trace"
 
 
 @pytest.fixture(scope="module")
 def trace() -> Trace:
-    return load_trace(GOLDEN, SCHEMAS["gradient-flow-v3"])
+    return load_trace(GOLDEN, SCHEMAS["gradient-flow-v4"])
 
 
 @pytest.fixture
 def extra_chart(monkeypatch: pytest.MonkeyPatch) -> None:
-    chart = Chart("gf-test", "gradient-flow-v3", "A test", "Positions and a band.", "block", "y",
+    chart = Chart("gf-test", "gradient-flow-v4", "A test", "Positions and a band.", "block", "y",
                   (Line("post", POSITIONS, "PLACEMENT[postnorm-12].gradient-mean",
                         "PLACEMENT[postnorm-12].gradient-low",
                         "PLACEMENT[postnorm-12].gradient-high"),), fmt="fixed6")
@@ -79,7 +79,7 @@ def test_yardsticks_are_drawn_and_listed_and_shared_ranges_hold_both_charts(
     for name, curve, other, references in (("gf-one", "plain-2", "gf-two", (gain,)),
                                            ("gf-two", "residual-32", "gf-one", ())):
         monkeypatch.setitem(CHARTS, name, Chart(
-            name, "gradient-flow-v3", "t", "d", "step", "loss",
+            name, "gradient-flow-v4", "t", "d", "step", "loss",
             (Line(curve, f"TRAINING[{curve}].steps", f"TRAINING[{curve}].loss"),),
             references=references, shares_y_with=(other,)))
     one, two = plot_of("gf-one", trace), plot_of("gf-two", trace)
@@ -90,7 +90,7 @@ def test_yardsticks_are_drawn_and_listed_and_shared_ranges_hold_both_charts(
     assert "teacher gain" in render_chart("gf-one", trace)
     table = str(values_table("gf-one", trace))
     assert '<tfoot><tr><th scope="row">teacher gain</th><td colspan="1">' in table
-    assert 'data-trace="gradient-flow-v3:TRAINING-CONFIG.teacher-gain"' in table
+    assert 'data-trace="gradient-flow-v4:TRAINING-CONFIG.teacher-gain"' in table
 
 
 def test_a_column_path_reads_every_record_of_a_kind(trace: Trace) -> None:
@@ -100,18 +100,18 @@ def test_a_column_path_reads_every_record_of_a_kind(trace: Trace) -> None:
     assert plot.series[0].y == tuple(float(record.count) for record in trace.random_path)
     assert plot.series[2].y == tuple(record.norm for record in trace.random_path)
     table = str(values_table("gf-random-paths", trace))
-    assert 'data-trace="gradient-flow-v3:RANDOM-PATH[16].length"' in table
+    assert 'data-trace="gradient-flow-v4:RANDOM-PATH[16].length"' in table
 
 
 def test_lines_with_equal_x_values_share_rows(trace: Trace) -> None:
     table = str(values_table("gf-training", trace))
     steps = trace.resolve("TRAINING[plain-2].steps")
     assert table.count('<tr><th scope="row">') == len(steps)
-    assert 'data-trace="gradient-flow-v3:TRAINING[residual-32].loss[0]"' in table
+    assert 'data-trace="gradient-flow-v4:TRAINING[residual-32].loss[0]"' in table
 
 
 def test_a_bad_column_is_a_render_error(trace: Trace, monkeypatch: pytest.MonkeyPatch) -> None:
-    chart = Chart("gf-bad", "gradient-flow-v3", "t", "d", "x", "y",
+    chart = Chart("gf-bad", "gradient-flow-v4", "t", "d", "x", "y",
                   (Line("l", "SWEEP-CONFIG[*].depths", "SWEEP-CONFIG[*].depths"),))
     monkeypatch.setitem(CHARTS, chart.name, chart)
     with pytest.raises(RenderError, match="column"):

@@ -1,5 +1,5 @@
 """The decoder lab's charts (diagrams/charts_residual_stream.py): every one renders from the
-golden residual-stream-v3 trace, its texts hold no digits, its values table holds only traced
+golden residual-stream-v4 trace, its texts hold no digits, its values table holds only traced
 spans, positions counted from zero start at the embedding, and lines drawn on top of each
 other are found and said (diagrams.charts.drawn_together)."""
 
@@ -31,7 +31,7 @@ NAMES = [chart.name for chart in charts_residual_stream.CHARTS]
 
 @pytest.fixture(scope="module")
 def trace() -> Trace:
-    return load_trace(RECORDS_DIR / "residual-stream-v3.trace", SCHEMAS["residual-stream-v3"])
+    return load_trace(RECORDS_DIR / "residual-stream-v4.trace", SCHEMAS["residual-stream-v4"])
 
 
 def test_the_lab_charts_are_registered_under_their_own_names() -> None:
@@ -123,7 +123,7 @@ def test_training_curves_share_their_evaluation_steps(trace: Trace) -> None:
 
 def test_a_zero_on_the_log_axis_stays_in_the_values_table(trace: Trace) -> None:
     table = str(values_table("rs-quantization", trace))
-    assert 'data-trace="residual-stream-v3:QUANTIZATION[residual-eight-bit].stream-error[0]"' \
+    assert 'data-trace="residual-stream-v4:QUANTIZATION[residual-eight-bit].stream-error[0]"' \
         in table
 
 

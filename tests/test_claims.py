@@ -14,7 +14,7 @@ import pytest
 from paths import RECORDS_DIR
 
 from engine.errors import EngineError
-from engine.experiments.claims import decide, decide_claims
+from engine.experiments.claims import Decided, decide, decide_claims
 from engine.experiments.gradient_flow import claims as gradient_rules
 from engine.experiments.residual_stream import claims as rules
 from engine.experiments.residual_stream.claims import (
@@ -40,6 +40,10 @@ def arm(variant: str, norm: str, depth: int, lr: float, finals: tuple[float, ...
         warmup: int = 0) -> ArmEvidence:
     return ArmEvidence(f"{variant}-{norm}-{depth}-{lr}-{warmup}", variant, norm, depth, lr,
                        warmup, finals)
+
+
+def verdict_of(rule: Any, get: Callable[[str], Any]) -> str:
+    return decide(rule, get).verdict
 
 
 def resolver(values: dict[str, Any]) -> Callable[[str], Any]:
@@ -77,7 +81,8 @@ def plain_and_residual(plain: float, residual: float, other_plain: float = 2.5
     (1.21, 1.2, 2.5, "inconclusive"),  # the seeds overlap
 ])
 def test_deep_plain_fails(plain, residual, other, verdict) -> None:
-    assert deep_plain_fails(evidence(*plain_and_residual(plain, residual, other))) == verdict
+    grid = evidence(*plain_and_residual(plain, residual, other))
+    assert verdict_of(deep_plain_fails, grid) == verdict
 
 
 def depths(*centres: float) -> Callable[[str], Any]:
@@ -90,7 +95,7 @@ def depths(*centres: float) -> Callable[[str], Any]:
     ((1.3, 1.5, 1.7), "contradicts"), ((1.3, 1.31, 1.3), "inconclusive"),
 ])
 def test_depth_helps(centres, verdict) -> None:
-    assert depth_helps(depths(*centres)) == verdict
+    assert verdict_of(depth_helps, depths(*centres)) == verdict
 
 
 def postnorm(bare: float, warm: float, slow: float, pre: float = 1.3) -> Callable[[str], Any]:
@@ -108,13 +113,13 @@ def postnorm(bare: float, warm: float, slow: float, pre: float = 1.3) -> Callabl
     (2.0, 1.3, 2.5, "inconclusive"),  # some seeds train, some do not
 ])
 def test_postnorm_needs_warmup(bare, warm, slow, verdict) -> None:
-    assert postnorm_needs_warmup(postnorm(bare, warm, slow)) == verdict
+    assert verdict_of(postnorm_needs_warmup, postnorm(bare, warm, slow)) == verdict
 
 
 @pytest.mark.parametrize("warm, verdict", [(1.2, "supports"), (1.4, "contradicts"),
                                            (1.31, "inconclusive")])
 def test_postnorm_tuned_better(warm, verdict) -> None:
-    assert postnorm_tuned_better(postnorm(2.5, warm, 2.5)) == verdict
+    assert verdict_of(postnorm_tuned_better, postnorm(2.5, warm, 2.5)) == verdict
 
 
 def test_every_claim_is_declared_once_with_words_a_page_can_show() -> None:
@@ -125,13 +130,14 @@ def test_every_claim_is_declared_once_with_words_a_page_can_show() -> None:
                                                                           claim.section)
         assert not re.search(r"[0-9]", claim.words + claim.rule), claim.key
     for claim in TRAINING:
-        assert decide(RULES[claim.key], evidence()) == "inconclusive"  # no arm to compare
+        assert verdict_of(RULES[claim.key], evidence()) == "inconclusive"  # no arm to compare
 
 
 def test_a_rule_gives_only_the_four_verdicts() -> None:
     grids = [depths(1.5, 1.3, 1.1), postnorm(2.5, 1.3, 2.5),
              evidence(*plain_and_residual(2.5, 1.2))]
-    assert {decide(RULES[claim.key], grid) for claim in TRAINING for grid in grids} <= set(VERDICTS)
+    verdicts = {verdict_of(RULES[claim.key], grid) for claim in TRAINING for grid in grids}
+    assert verdicts <= set(VERDICTS)
 
 
 @pytest.mark.parametrize(("rule", "values", "verdict"), [
@@ -152,7 +158,7 @@ def test_a_rule_gives_only_the_four_verdicts() -> None:
                                      "SHORTCUT[random].ratio": 0.5}, "qualifies"),
 ])
 def test_analysis_rules(rule, values, verdict) -> None:
-    assert rule(resolver(values)) == verdict
+    assert verdict_of(rule, resolver(values)) == verdict
 
 
 def exits(*points: tuple[float, float]) -> Callable[[str], Any]:
@@ -171,7 +177,7 @@ def exits(*points: tuple[float, float]) -> Callable[[str], Any]:
     (((8.0, 1.0), (7.0, 1.5)), "contradicts"),
 ])
 def test_early_exit_rule(points, verdict) -> None:
-    assert rules.early_exit_saves(exits(*points)) == verdict
+    assert verdict_of(rules.early_exit_saves, exits(*points)) == verdict
 
 
 def stacks(**finals: tuple[float, ...]) -> Callable[[str], Any]:
@@ -190,7 +196,7 @@ def stacks(**finals: tuple[float, ...]) -> Callable[[str], Any]:
     ({"plain_default_2": spread(0.5), "plain_default_8": spread(0.51)}, "inconclusive"),
 ])
 def test_plain_degrades(finals, verdict) -> None:
-    assert gradient_rules.plain_degrades(stacks(**finals)) == verdict
+    assert verdict_of(gradient_rules.plain_degrades, stacks(**finals)) == verdict
 
 
 @pytest.mark.parametrize(("residual", "verdict"), [(0.1, "supports"), (0.9, "contradicts"),
@@ -198,13 +204,14 @@ def test_plain_degrades(finals, verdict) -> None:
 def test_residual_trains_deeper_at_the_same_start(residual, verdict) -> None:
     grid = stacks(plain_default_8=spread(0.5), residual_default_8=spread(residual),
                   residual_zero_8=spread(0.01))  # another start does not count
-    assert gradient_rules.residual_trains_deeper(grid) == verdict
+    assert verdict_of(gradient_rules.residual_trains_deeper, grid) == verdict
 
 
 def test_a_gradients_claim_whose_arms_are_missing_is_inconclusive() -> None:
     grid = stacks(plain_default_8=spread(0.5))
     training = [claim for claim in GRADIENT_CLAIMS[1:] if claim.section == "training"]
-    assert {decide(gradient_rules.RULES[claim.key], grid) for claim in training} == {"inconclusive"}
+    verdicts = {verdict_of(gradient_rules.RULES[claim.key], grid) for claim in training}
+    assert verdicts == {"inconclusive"}
 
 
 def clipping(default: int = 5, clipped: tuple[int, float] = (0, 0.5),
@@ -234,7 +241,7 @@ def clipping(default: int = 5, clipped: tuple[int, float] = (0, 0.5),
     (clipping(control=1.5), "inconclusive"),  # the control did not train
 ])
 def test_clipping_tames_explosion(runs, verdict) -> None:
-    assert gradient_rules.clipping_tames_explosion(runs) == verdict
+    assert verdict_of(gradient_rules.clipping_tames_explosion, runs) == verdict
 
 
 def test_clipping_runs_without_a_model_are_inconclusive() -> None:
@@ -242,10 +249,10 @@ def test_clipping_runs_without_a_model_are_inconclusive() -> None:
               "CLIP-BEST[residual-default-8].model": "residual-default",
               "CLIP-BEST[residual-default-8].depth": 8}
     rule = gradient_rules.RULES["clipping-tames-explosion"]
-    assert decide(rule, resolver(values)) == "inconclusive"
+    assert verdict_of(rule, resolver(values)) == "inconclusive"
 
 
-LABS = [("residual-stream-v3", rules.RULES), ("gradient-flow-v3", gradient_rules.RULES)]
+LABS = [("residual-stream-v4", rules.RULES), ("gradient-flow-v4", gradient_rules.RULES)]
 
 
 @pytest.mark.parametrize(("trace_id", "lab_rules"), LABS, ids=[lab for lab, _ in LABS])
@@ -254,11 +261,12 @@ def test_each_lab_has_one_rule_per_declared_claim_and_they_give_the_recorded_ver
     trace = load_trace(RECORDS_DIR / SCHEMAS[trace_id].file_name)
     assert list(lab_rules) == [claim.key for claim in SCHEMAS[trace_id].claims]
     assert {key: decide(rule, trace.resolve) for key, rule in lab_rules.items()} == {
-        key: trace.resolve(f"CLAIM[{key}].verdict") for key in lab_rules}
+        key: Decided(trace.resolve(f"CLAIM[{key}].verdict"), trace.resolve(f"CLAIM[{key}].because"))
+        for key in lab_rules}
 
 
 def test_claims_are_decided_only_by_rules_naming_exactly_the_declared_claims() -> None:
-    schema = SCHEMAS["gradient-flow-v3"]
+    schema = SCHEMAS["gradient-flow-v4"]
     missing = dict(list(gradient_rules.RULES.items())[1:])
     with pytest.raises(EngineError, match=r"rules for residual-trains-deeper, .*declares "
                                           r"plain-degrades, residual-trains-deeper"):
@@ -266,12 +274,43 @@ def test_claims_are_decided_only_by_rules_naming_exactly_the_declared_claims() -
 
 
 def test_the_parser_checks_a_verdicts_words_and_never_decides_it_again() -> None:
-    text = (RECORDS_DIR / SCHEMAS["residual-stream-v3"].file_name).read_text(encoding="utf-8")
+    text = (RECORDS_DIR / SCHEMAS["residual-stream-v4"].file_name).read_text(encoding="utf-8")
     flipped = text.replace("CLAIM key=stream-is-sum verdict=supports",
                            "CLAIM key=stream-is-sum verdict=contradicts")
     assert flipped != text
     trace = parse_trace(flipped, "flipped.trace")  # only a fresh run tells (records --verify)
     assert trace.resolve("CLAIM[stream-is-sum].verdict") == "contradicts"
-    dropped = text.replace("CLAIM key=stream-is-sum verdict=supports\n", "")
+    dropped = text.replace(
+        "CLAIM key=stream-is-sum verdict=supports because=STREAM.exact-in-order\n", "")
     with pytest.raises(TraceError, match="stream-is-sum"):
         parse_trace(dropped, "dropped.trace")
+
+
+def test_a_verdict_records_the_values_that_decided_it() -> None:
+    # A rule that reads only what decides it: every value it read but lists of names.
+    values = {"STREAM.exact-in-order": True, "STREAM.names": ("a", "b")}
+    def reads_a_list_too(get: Callable[[str], Any]) -> str:
+        get("STREAM.names")
+        return rules.stream_is_sum(get)
+    assert decide(reads_a_list_too, resolver(values)) == Decided(
+        "supports", ("STREAM.exact-in-order",))
+    # A grid rule names the two arms it compared, not every arm it read to find them.
+    grid = stacks(plain_default_8=spread(0.5), residual_default_8=spread(0.1),
+                  residual_default_2=spread(0.05))
+    decided = decide(gradient_rules.residual_trains_deeper, grid)
+    assert decided.verdict == "supports"
+    assert decided.because == ("ARM[residual_default_8].final-loss",
+                               "ARM[plain_default_8].final-loss")
+
+
+@pytest.mark.parametrize(("because", "message"), [
+    ("STREAM.no-such-key", "cannot be evaluated"),
+    ("CLAIM[blocks-nudge].verdict", "a value other than a verdict"),
+    ("residual-stream-v4:STREAM.exact-in-order", "bad paths"),
+])
+def test_the_parser_checks_what_a_verdict_was_decided_from(because: str, message: str) -> None:
+    text = (RECORDS_DIR / SCHEMAS["residual-stream-v4"].file_name).read_text(encoding="utf-8")
+    told = "CLAIM key=stream-is-sum verdict=supports because=STREAM.exact-in-order\n"
+    assert told in text
+    with pytest.raises(TraceError, match=re.escape(message)):
+        parse_trace(text.replace(told, told.replace("STREAM.exact-in-order", because)), "x.trace")

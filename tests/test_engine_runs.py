@@ -17,7 +17,7 @@ from tracefile import SCHEMAS, TraceSet, parse_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = "residual-connections-v2"
-LAB = "residual-stream-v3"
+LAB = "residual-stream-v4"
 
 
 def fake_root(tmp_path: Path) -> Path:
@@ -83,8 +83,8 @@ def test_the_note_names_each_trace_computed_off_the_reference_numerics() -> None
     assert note == (f"off the reference numerics: {LAB} (NEOVERSEN1 BLAS kernels on 1 "
                     "thread(s), numpy loops up to ASIMD) computed their numbers with other "
                     "kernels, so they can differ from the published site's (docs/building.md)")
-    both = engine_runs.off_reference_note(traces(("gradient-flow-v3", LAB)))
-    assert both is not None and "gradient-flow-v3 (NEOVERSEN1" in both and f", {LAB} (" in both
+    both = engine_runs.off_reference_note(traces(("gradient-flow-v4", LAB)))
+    assert both is not None and "gradient-flow-v4 (NEOVERSEN1" in both and f", {LAB} (" in both
 
 
 def test_fresh_records_are_read_and_a_stale_one_runs_once_then_is_cached(

@@ -20,7 +20,7 @@ from tracefile import TraceSet
 
 PAGE = "docs/page.md"
 CHAPTER = "residual-connections-v2"
-STREAM = "residual-stream-v3"
+STREAM = "residual-stream-v4"
 
 
 def check(source: str, traces: TraceSet | Values, **values: object) -> None:

@@ -23,7 +23,7 @@ from diagrams.shown_html import read_shown_html_script, shown_html_script
 from sitebuild.gates.audit import audit_page
 from tracefile import SCHEMAS, Trace, TraceSet, load_trace
 
-GOLDEN_TRACE = RECORDS_DIR / "gradient-flow-v3.trace"
+GOLDEN_TRACE = RECORDS_DIR / "gradient-flow-v4.trace"
 CORNER = GOLDEN_DIR / "explorer-corner.html"
 #: The corner: the chapter's stack (its factor and depth) and its neighbours.
 CORNER_FACTORS = (-1.0, -0.25)
@@ -32,7 +32,7 @@ CORNER_DEPTHS = (3, 4)
 
 @pytest.fixture(scope="module")
 def trace() -> Trace:
-    return load_trace(GOLDEN_TRACE, SCHEMAS["gradient-flow-v3"])
+    return load_trace(GOLDEN_TRACE, SCHEMAS["gradient-flow-v4"])
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +52,8 @@ def both(trace: Trace) -> TraceSet:
     """The site's traces (the audit always knows the chapter's), the lab's by default."""
     chapter = load_trace(RECORDS_DIR / "residual-connections-v2.trace",
                          SCHEMAS["residual-connections-v2"])
-    return TraceSet({"residual-connections-v2": chapter, "gradient-flow-v3": trace},
-                    "gradient-flow-v3")
+    return TraceSet({"residual-connections-v2": chapter, "gradient-flow-v4": trace},
+                    "gradient-flow-v4")
 
 
 def lines(fragment: str) -> str:
@@ -110,7 +110,7 @@ def test_each_cell_shows_its_own_traced_values(trace: Trace, data: str) -> None:
     sections = [re.fullmatch(r'<section class="gf-cell"[^>]*>(.*?)</section>', html).group(1)
                 for html in shown_html(data)["cells"].values()]
     for record, section in zip(trace.explorer, sections, strict=True):
-        paths = re.findall(r'data-trace="gradient-flow-v3:([^"]+)"', section)
+        paths = re.findall(r'data-trace="gradient-flow-v4:([^"]+)"', section)
         cell = f"EXPLORER[{record.cell}]"
         assert paths == [f"{cell}.factor", f"{cell}.depth", f"{cell}.plain", f"{cell}.residual",
                          f"{cell}.contributions", f"{cell}.peak-length"]
@@ -157,7 +157,7 @@ def test_every_factor_is_drawn_on_one_log_axis_with_the_chapters_shown(
 def test_the_curves_key_names_the_axis_ends_from_the_trace(trace: Trace, grid: str) -> None:
     key = re.search(r'<p class="gf-curves__key">(.*?)</p>', grid)
     assert key
-    paths = re.findall(r'data-trace="gradient-flow-v3:([^"]+)"', key.group(1))
+    paths = re.findall(r'data-trace="gradient-flow-v4:([^"]+)"', key.group(1))
     values = [abs(trace.resolve(p)) for p in paths[2:]]
     every = [abs(v) for r in trace.explorer_factor for v in (*r.plain, *r.residual) if v]
     assert values == [min(every), max(every)]
@@ -165,7 +165,7 @@ def test_the_curves_key_names_the_axis_ends_from_the_trace(trace: Trace, grid: s
 
 def test_the_sliders_are_labelled_with_their_ends(trace: Trace, grid: str) -> None:
     ends = re.findall(r'<p class="gf-explorer__ends" aria-hidden="true">(.*?)</p>', grid)
-    paths = [re.findall(r'data-trace="gradient-flow-v3:([^"]+)"', e) for e in ends]
+    paths = [re.findall(r'data-trace="gradient-flow-v4:([^"]+)"', e) for e in ends]
     factors = trace.resolve("EXPLORER-CONFIG.factors")
     assert paths == [["PATH-COUNT[1].depth", "PATH-COUNT[32].depth"],
                      [f"EXPLORER-FACTOR[{factors[0]!r}].factor",

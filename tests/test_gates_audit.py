@@ -339,8 +339,8 @@ def test_real_site_changed_traced_value_is_reported(site_copy: Path, drawn: dict
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("file", "what"), [
-    ("assets/charts/gradient-flow-v3-values.js", "values["),
-    ("assets/charts/residual-stream-v3.js", "wide["),
+    ("assets/charts/gradient-flow-v4-values.js", "values["),
+    ("assets/charts/residual-stream-v4.js", "wide["),
 ])
 def test_real_site_changed_value_in_a_script_file_is_reported(site_copy: Path, file: str,
                                                               what: str,

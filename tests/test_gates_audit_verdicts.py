@@ -13,7 +13,7 @@ from sitebuild.gates.audit import audit_page, rendered_terms
 from tracefile import SCHEMAS, TraceSet, load_trace
 from tracefile.schemas.stream_claims import CLAIMS
 
-TRACE_ID = "residual-stream-v3"
+TRACE_ID = "residual-stream-v4"
 
 
 def page(body: str) -> str:

@@ -160,8 +160,8 @@ def test_a_diagram_whose_trace_was_not_supplied_names_the_trace_it_draws(
         golden_traces: TraceSet) -> None:
     from diagrams.svg import DIAGRAMS, diagram_trace_id
 
-    lab = TraceSet({"gradient-flow-v3": golden_traces.traces["gradient-flow-v3"]},
-                   "gradient-flow-v3")
+    lab = TraceSet({"gradient-flow-v4": golden_traces.traces["gradient-flow-v4"]},
+                   "gradient-flow-v4")
     chapter_diagram = next(n for n in DIAGRAMS if diagram_trace_id(n) == CHAPTER_TRACE)
     found = ExpectedDiagrams(lab).items(chapter_diagram)
     assert found == f"<diagram {chapter_diagram}>: draws {CHAPTER_TRACE}, which was not supplied"

@@ -36,13 +36,13 @@ def test_every_chart_diagram_and_table_is_drawn(golden_traces: TraceSet,
 def test_a_chart_that_fails_fails_with_its_own_error(golden_traces: TraceSet,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(name: str, traces: TraceSet) -> str:
-        raise RenderError("gradient-flow-v3.trace", 7, f"chart {name!r} cannot be drawn")
+        raise RenderError("gradient-flow-v4.trace", 7, f"chart {name!r} cannot be drawn")
 
     monkeypatch.setattr(diagrams.charts, "render_chart", broken)
     with pytest.raises(RenderError) as caught:
         generated.draw(golden_traces)
-    assert (caught.value.path, caught.value.line) == ("gradient-flow-v3.trace", 7)
-    assert str(caught.value).startswith("gradient-flow-v3.trace:7: chart ")
+    assert (caught.value.path, caught.value.line) == ("gradient-flow-v4.trace", 7)
+    assert str(caught.value).startswith("gradient-flow-v4.trace:7: chart ")
 
 
 def test_the_modules_a_build_with_cached_figures_runs_do_not_import_matplotlib() -> None:

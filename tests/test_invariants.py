@@ -56,7 +56,8 @@ CHAPTER = {
 }
 
 
-VERDICT_WORDS = "each declared claim has one CLAIM record, its verdict a verdict word"
+VERDICT_WORDS = ("each declared claim has one CLAIM record, its verdict a verdict word decided "
+                 "from values of this trace")
 
 
 def verdict_word_break(trace_id: str) -> tuple[str, str, int]:
@@ -95,7 +96,7 @@ GRADIENT_FLOW = {
                "median=0.0065 low=0.0003206595602547834", 187),
     "PATH-MAGNITUDE.peak-length is the length with the largest total": (
         "peak-length=3\nPATH-MAGNITUDE gain=0.5", "peak-length=4\nPATH-MAGNITUDE gain=0.5", 28),
-    VERDICT_WORDS: verdict_word_break("gradient-flow-v3"),
+    VERDICT_WORDS: verdict_word_break("gradient-flow-v4"),
 }
 
 RESIDUAL_STREAM = {
@@ -123,11 +124,11 @@ RESIDUAL_STREAM = {
     "LONG spreads, its arm (the BEST) and its flatness follow from its values": (
         "last-drop=0.01894223690032959 flat=false", "last-drop=0.01894223690032959 flat=true",
         54),
-    VERDICT_WORDS: verdict_word_break("residual-stream-v3"),
+    VERDICT_WORDS: verdict_word_break("residual-stream-v4"),
 }
 
-BREAKS = {"residual-connections-v2": CHAPTER, "gradient-flow-v3": GRADIENT_FLOW,
-          "residual-stream-v3": RESIDUAL_STREAM}
+BREAKS = {"residual-connections-v2": CHAPTER, "gradient-flow-v4": GRADIENT_FLOW,
+          "residual-stream-v4": RESIDUAL_STREAM}
 CASES = [(trace_id, text) for trace_id, breaks in BREAKS.items() for text in sorted(breaks)]
 
 

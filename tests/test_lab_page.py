@@ -47,8 +47,8 @@ def test_the_lab_is_under_labs_in_the_navigation(built: tuple[Path, str]) -> Non
 def test_the_page_shows_every_lab_chart_and_the_explorer(built: tuple[Path, str]) -> None:
     site, _ = built
     page = (site / LAB_PAGE).read_text(encoding="utf-8")
-    wide = (site / "assets/charts/gradient-flow-v3.js").read_text(encoding="utf-8")
-    values = (site / "assets/charts/gradient-flow-v3-values.js").read_text(encoding="utf-8")
+    wide = (site / "assets/charts/gradient-flow-v4.js").read_text(encoding="utf-8")
+    values = (site / "assets/charts/gradient-flow-v4-values.js").read_text(encoding="utf-8")
     for chart in charts_gradient_flow.CHARTS:
         assert f'<figure class="residual-chart" id="{chart.name}" ' in page, chart.name
         # The page holds the phone drawing; the wide one waits in the trace's chart script.
@@ -57,8 +57,8 @@ def test_the_page_shows_every_lab_chart_and_the_explorer(built: tuple[Path, str]
         assert f'data-chart=\\"{chart.name}\\"' in values, f"{chart.name}: no values table"
     assert page.count("data-gf-explorer") == 1
     assert "explorer.js" in page and "lab.css" in page
-    # The page's own trace: unqualified paths on the page resolve in gradient-flow-v3.
-    assert 'data-trace="gradient-flow-v3:TEN-LAYERS[0.1].plain"' in page
+    # The page's own trace: unqualified paths on the page resolve in gradient-flow-v4.
+    assert 'data-trace="gradient-flow-v4:TEN-LAYERS[0.1].plain"' in page
 
 
 def test_the_page_weight_stays_within_budget(built: tuple[Path, str]) -> None:
@@ -71,7 +71,7 @@ def test_a_published_lab_trace_that_disagrees_with_the_page_is_caught(
         built: tuple[Path, str], tmp_path: Path) -> None:
     site, _ = built
     copy = Path(shutil.copytree(site, tmp_path / "site"))
-    published = copy / "trace" / "gradient-flow-v3.trace"
+    published = copy / "trace" / "gradient-flow-v4.trace"
     text = published.read_text(encoding="utf-8")
     published.write_text(text.replace("band=10.0", "band=20.0"), encoding="utf-8")
     findings = [f for f in audit_site(copy, lab_traces(copy)) if f.page == LAB_PAGE]

@@ -28,7 +28,7 @@ from sitebuild.notebooks import NOTEBOOKS, notebook_files
 from tracefile.schemas import SCHEMAS
 
 #: Each notebook and the trace it checks its runs against.
-LABS = {"gradient-flow": "gradient-flow-v3", "residual-stream": "residual-stream-v3"}
+LABS = {"gradient-flow": "gradient-flow-v4", "residual-stream": "residual-stream-v4"}
 _CHECKED = re.compile(r'same_as_trace\(LAB, "([a-z-]+)"')
 #: The kernel the tests run (the notebooks name the project's own, which CI does not install).
 KERNEL = "python3"
@@ -73,22 +73,22 @@ def test_a_notebook_runs_each_experiment_as_the_trace_holds_it(executed: dict[st
 def test_the_trace_check_fails_on_a_changed_value(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     run = ten_layers(LAB_SEED, TenLayersConfig())
-    published = (RECORDS_DIR / SCHEMAS["gradient-flow-v3"].file_name).read_text(encoding="utf-8")
+    published = (RECORDS_DIR / SCHEMAS["gradient-flow-v4"].file_name).read_text(encoding="utf-8")
     line = next(row for row in published.splitlines() if row.startswith("TEN-LAYERS "))
     value = re.search(r"plain=(\S+)", line).group(1)
     tampered = line.replace(f"plain={value} ", f"plain={value}1 ")
-    (tmp_path / SCHEMAS["gradient-flow-v3"].file_name).write_text(
+    (tmp_path / SCHEMAS["gradient-flow-v4"].file_name).write_text(
         published.replace(line, tampered), encoding="utf-8")
     monkeypatch.setattr(lab_notebook, "RECORDS", tmp_path)
     with pytest.raises(AssertionError) as caught:
-        lab_notebook.same_as_trace("gradient-flow-v3", "ten-layers", run)
-    assert str(caught.value) == f"this run wrote {line!r}, but gradient-flow-v3 holds {tampered!r}"
+        lab_notebook.same_as_trace("gradient-flow-v4", "ten-layers", run)
+    assert str(caught.value) == f"this run wrote {line!r}, but gradient-flow-v4 holds {tampered!r}"
 
 
 def test_the_trace_check_wants_a_record_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lab_notebook, "experiment_lines", lambda *args: "")
     with pytest.raises(AssertionError, match="wrote no record line of ten-layers"):
-        lab_notebook.same_as_trace("gradient-flow-v3", "ten-layers", None)
+        lab_notebook.same_as_trace("gradient-flow-v4", "ten-layers", None)
 
 
 @pytest.mark.parametrize(("prediction", "measured", "says", "matched"), [

@@ -38,7 +38,7 @@ from tracefile import SCHEMAS, parse_trace
 
 REFERENCE = Numerics("x86_64", "openblas-0.3.31.188.0", "Haswell", 1, "2.4.6",
                      ("X86_V2", "X86_V3"), "glibc-2.36")
-LAB = "gradient-flow-v3"
+LAB = "gradient-flow-v4"
 
 
 def python(code: str, env: dict[str, str]) -> str:

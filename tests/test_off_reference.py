@@ -23,7 +23,7 @@ from numerics_support import WITHOUT_AVX2, reference_machine, with_kernels
 from paths import ROOT
 from trace_tolerance import OFF_REFERENCE
 
-DECODER = "residual-stream-v3"
+DECODER = "residual-stream-v4"
 pytestmark = pytest.mark.longest
 
 
@@ -50,7 +50,7 @@ def test_decoder_cells_hold_to_their_records_off_the_reference_numerics(tmp_path
     """Two recorded cells of the decoder lab's grid retrained with other kernels: their losses
     within the lab's tolerances of their records, their weights not bit for bit (the whole
     lab's run off the reference, which measured those tolerances, takes a quarter of an hour
-    on two cores under these kernels: `python -m engine trace residual-stream-v3` with
+    on two cores under these kernels: `python -m engine trace residual-stream-v4` with
     ``numerics_support.WITHOUT_AVX2``)."""
     reference_machine()
     script = ("import json, sys; from engine.numerics import pin; pin(); "

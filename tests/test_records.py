@@ -40,13 +40,13 @@ def test_every_committed_record_is_fresh() -> None:
 def test_a_record_is_stale_when_its_key_or_file_is_not_there(copy) -> None:
     keys = json.loads((copy / "keys.json").read_text())
     keys[CHAPTER_TRACE] = "0" * 64
-    del keys["gradient-flow-v3"]
+    del keys["gradient-flow-v4"]
     (copy / "keys.json").write_text(json.dumps(keys))
-    (copy / SCHEMAS["residual-stream-v3"].file_name).unlink()
+    (copy / SCHEMAS["residual-stream-v4"].file_name).unlink()
     found = {s.trace_id: s.reason for s in records.status(folder=copy)}
     assert found == {CHAPTER_TRACE: "its code or the libraries changed since it was recorded",
-                     "gradient-flow-v3": "never recorded",
-                     "residual-stream-v3": "records/residual-stream-v3.trace is missing"}
+                     "gradient-flow-v4": "never recorded",
+                     "residual-stream-v4": "records/residual-stream-v4.trace is missing"}
 
 
 def record(*args: str) -> None:
@@ -54,12 +54,12 @@ def record(*args: str) -> None:
 
 
 def test_check_names_the_stale_record_and_the_command(monkeypatch) -> None:
-    stale = records.Status("gradient-flow-v3", "k", False, "never recorded")
+    stale = records.Status("gradient-flow-v4", "k", False, "never recorded")
     monkeypatch.setattr(records, "status", lambda ids=None: [stale])
     with pytest.raises(EngineError) as error:
         record("--check")
-    assert "gradient-flow-v3 (never recorded)" in str(error.value)
-    assert "./dev record gradient-flow-v3" in str(error.value)
+    assert "gradient-flow-v4 (never recorded)" in str(error.value)
+    assert "./dev record gradient-flow-v4" in str(error.value)
 
 
 def test_record_refuses_off_the_reference_numerics(monkeypatch) -> None:
@@ -95,9 +95,9 @@ def test_verify_finds_a_one_value_tamper_at_its_line(copy) -> None:
 
 
 def test_run_prints_an_experiments_lines_from_the_record() -> None:
-    trace = (RECORDS_DIR / SCHEMAS["gradient-flow-v3"].file_name).read_text().splitlines()
-    for name, specs in SCHEMAS["gradient-flow-v3"].experiments.items():
-        printed = _records("gradient-flow-v3", [name], fresh=False).splitlines()
+    trace = (RECORDS_DIR / SCHEMAS["gradient-flow-v4"].file_name).read_text().splitlines()
+    for name, specs in SCHEMAS["gradient-flow-v4"].experiments.items():
+        printed = _records("gradient-flow-v4", [name], fresh=False).splitlines()
         kinds = {spec.kind for spec in specs}
         assert printed == [line for line in trace if line.split(" ", 1)[0] in kinds], name
 
@@ -184,7 +184,7 @@ def test_every_rerun_command_on_the_built_pages_runs_as_printed(built_site: Path
     commands = sorted({html.unescape(found) for page in built_site.rglob("*.html")
                        for found in re.findall(r'<code class="rerun">([^<]+)</code>',
                                                page.read_text(encoding="utf-8"))})
-    assert len(commands) >= len(SCHEMAS["gradient-flow-v3"].experiments), commands
+    assert len(commands) >= len(SCHEMAS["gradient-flow-v4"].experiments), commands
     for command in commands:
         trace_id = command.split()[2]
         published = (built_site / "trace" / SCHEMAS[trace_id].file_name).read_text()

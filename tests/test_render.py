@@ -61,7 +61,7 @@ REFERENCES = load_references({"references": {"he2016": {
 #: The small project the render tests fill a pages folder from.
 PAGES = {
     "index.md": "# Chapter\n\ny = {{ tv('FORWARD.output') }}\n",
-    "labs/gradient-flow.md": "---\ntrace: gradient-flow-v3\n---\n# Lab\n\n"
+    "labs/gradient-flow.md": "---\ntrace: gradient-flow-v4\n---\n# Lab\n\n"
                              "Depth {{ tv('EXPLORER-CONFIG.max-depth') }}.\n",
 }
 ASSET = "assets/css/extra.css"
@@ -78,8 +78,8 @@ PUBLISHED_VENDOR = {
 }
 #: The explorer's cells, the wide drawing and values of the one chart the context holds, and
 #: every trace's raw listing.
-SCRIPT_DATA = [EXPLORER_DATA, "assets/charts/gradient-flow-v3.js",
-               "assets/charts/gradient-flow-v3-values.js",
+SCRIPT_DATA = [EXPLORER_DATA, "assets/charts/gradient-flow-v4.js",
+               "assets/charts/gradient-flow-v4-values.js",
                *(f"assets/traces/{trace_id}.js" for trace_id in SCHEMAS)]
 EVERY_FILE = sorted([*PAGES, ASSET, *PUBLISHED_VENDOR, *SCRIPT_DATA,
                      *(trace_url(trace_id) for trace_id in SCHEMAS)])
@@ -134,7 +134,7 @@ def test_tv_inserts_a_traced_span_with_its_provenance(context: PageContext) -> N
 def test_a_page_naming_a_trace_reads_its_paths_from_that_trace(context: PageContext) -> None:
     out = render(context, "{{ tv('EXPLORER-CONFIG.max-depth') }} "
                           "{{ tv('residual-connections-v2:FORWARD.output') }}", EXPLORER)
-    assert 'data-trace="gradient-flow-v3:EXPLORER-CONFIG.max-depth"' in out and ">32<" in out
+    assert 'data-trace="gradient-flow-v4:EXPLORER-CONFIG.max-depth"' in out and ">32<" in out
     assert 'data-trace="residual-connections-v2:FORWARD.output"' in out
 
 
@@ -256,7 +256,7 @@ def test_a_chart_caption_says_which_lines_are_drawn_on_top_of_each_other(
         context: PageContext, golden_traces: TraceSet) -> None:
     # rs-projection draws two shortcuts' gradients within a line's width of each other; the
     # sentence follows the page's caption, whose traced value stays a traced value.
-    name, stream = "rs-projection", "residual-stream-v3"
+    name, stream = "rs-projection", "residual-stream-v4"
     files = {f"{n}.svg": render_chart(n, golden_traces).encode("utf-8")
              for n in (name, f"{name}{NARROW}")}
     together = dataclasses.replace(context, files={**context.files, **files})
@@ -284,7 +284,7 @@ def test_the_explorer_without_its_trace_fails_at_the_line(context: PageContext,
     chapter_only = TraceSet({CHAPTER_TRACE: golden_traces.traces[CHAPTER_TRACE]}, CHAPTER_TRACE)
     without = dataclasses.replace(context, traces=chapter_only)
     with pytest.raises(PageError, match=r"^docs/page\.md:2: the explorer needs trace "
-                                        r"gradient-flow-v3$"):
+                                        r"gradient-flow-v4$"):
         render(without, "\n{{ explorer() }}")
 
 
@@ -391,7 +391,7 @@ def test_rerun_names_the_command_for_the_pages_experiments(context: PageContext)
     out = render(context, '{{ rerun("ten-layers", "sweep") }}', EXPLORER)
     assert out.startswith(f'<code class="rerun">./dev run {EXPLORER} ten-layers sweep</code> '
                           '<span class="rerun-time">(from its record: about a second; ')
-    with pytest.raises(PageError, match=r"^docs/page\.md:2: rerun: trace gradient-flow-v3 has no "
+    with pytest.raises(PageError, match=r"^docs/page\.md:2: rerun: trace gradient-flow-v4 has no "
                                         r"experiment 'ten-layer' \(it has: numerics, ten-layers"):
         render(context, '\n{{ rerun("ten-layer") }}', EXPLORER)
 
@@ -543,7 +543,7 @@ def test_front_matter_naming_an_unknown_trace_fails_at_the_trace_line(
         render_one(project, page, context)
     assert (caught.value.path, caught.value.line) == ("docs/labs/gradient-flow.md", 3)
     assert "front matter names trace 'no-such-trace'; the site has " \
-           "residual-connections-v2, gradient-flow-v3" in caught.value.message
+           "residual-connections-v2, gradient-flow-v4" in caught.value.message
 
 
 @pytest.mark.parametrize("front", ["trace: [a, b]", '"trace" : 7'])
@@ -560,7 +560,7 @@ def test_front_matter_naming_no_trace_fails_at_the_trace_line(
 def test_a_failure_below_front_matter_is_located_in_the_page_file(project: Path,
                                                                    context: PageContext) -> None:
     (project / "docs/labs/gradient-flow.md").write_text(
-        "---\ntrace: gradient-flow-v3\n---\n# Lab\n\n{{ tv('FORWARD.output') }}\n")
+        "---\ntrace: gradient-flow-v4\n---\n# Lab\n\n{{ tv('FORWARD.output') }}\n")
     with pytest.raises(PageError) as caught:
         render_pages(project, context, project.parent / "pages")
     assert (caught.value.path, caught.value.line) == ("docs/labs/gradient-flow.md", 6)
@@ -575,7 +575,7 @@ def test_the_unverified_banner_opens_every_page(project: Path, context: PageCont
         text = (pages / name).read_text().removeprefix(f"---\ntrace: {EXPLORER}\n---\n")
         assert text.startswith('!!! danger "Unverified trace"\n    This site was built from '
                                "trace files that differ from a fresh run of the engine "
-                               "(`residual-connections-v2`, `gradient-flow-v3`)."), name
+                               "(`residual-connections-v2`, `gradient-flow-v4`)."), name
         assert text.removeprefix(unverified.banner()).startswith("# "), name
     assert (pages / ASSET).read_bytes() == ASSET_BYTES
     assert not render_one(project, project / "docs/index.md", context).startswith("!!!")
@@ -601,7 +601,7 @@ def markdown_extensions() -> tuple[list[str], dict[str, dict[str, Any]]]:
 def test_markdown_passes_a_chart_and_the_explorer_through_unchanged(
         project: Path, context: PageContext) -> None:
     page = project / "docs/labs/gradient-flow.md"
-    page.write_text("---\ntrace: gradient-flow-v3\n---\n# Lab\n\nDepth "
+    page.write_text("---\ntrace: gradient-flow-v4\n---\n# Lab\n\nDepth "
                     "{{ tv('EXPLORER-CONFIG.max-depth') }}, as *plotted*:\n\n"
                     f"{{{{ chart('{CHART}', 'The gradient.') }}}}\n\nTry it:\n\n"
                     "{{ explorer() }}\n\nThe end.\n")
@@ -614,7 +614,7 @@ def test_markdown_passes_a_chart_and_the_explorer_through_unchanged(
     spans = re.findall(r'<span class="tv"[^>]*>[^<]*</span>', rendered)
     assert len(spans) > 50 and all(span in html for span in spans)
     svgs = re.findall(r"<svg\b[^>]*>", rendered)
-    factors = context.traces.traces["gradient-flow-v3"].resolve("EXPLORER-CONFIG.factors")
+    factors = context.traces.traces["gradient-flow-v4"].resolve("EXPLORER-CONFIG.factors")
     assert len(svgs) == 1 + len(factors)  # the chart's phone-width drawing; the explorer's curves
     assert all(svg in html for svg in svgs)
     assert "<p>Try it:</p>" in html and "<em>plotted</em>" in html  # still Markdown around

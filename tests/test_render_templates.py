@@ -96,9 +96,9 @@ def test_a_page_without_front_matter_is_all_body() -> None:
 
 
 def test_front_matter_is_a_mapping_and_the_lines_it_took() -> None:
-    text = "---\ntrace: gradient-flow-v3\ntitle: Lab\n---\n# Lab\n"
+    text = "---\ntrace: gradient-flow-v4\ntitle: Lab\n---\n# Lab\n"
     assert split_front_matter(text, PAGE) == (
-        {"trace": "gradient-flow-v3", "title": "Lab"}, "# Lab\n", 4)
+        {"trace": "gradient-flow-v4", "title": "Lab"}, "# Lab\n", 4)
     assert split_front_matter("---\n---\nbody\n", PAGE) == ({}, "body\n", 2)
     assert split_front_matter("---\ntitle: x\n...\nbody\n", PAGE) == ({"title": "x"}, "body\n", 3)
 

@@ -17,7 +17,7 @@ from sitebuild.gates.audit import audit_site
 pytestmark = pytest.mark.slow
 
 PAGE = "labs/residual-stream.html"
-TRACE = "residual-stream-v3"
+TRACE = "residual-stream-v4"
 #: The light-pages goal: the wide drawings and the plotted values travel in script files of
 #: their own, so the page stays under 600 KB (about 428 KB when measured).
 PAGE_BUDGET = 600_000

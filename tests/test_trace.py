@@ -367,11 +367,11 @@ def test_all_paths_resolve_and_cover_every_field(trace: Trace, trace_text: str) 
     ("STACK[4].plain", "The plain stack's activation. The activations after each layer, plain "
                        "and residual (depth 4)."),
     # ``{i}`` counts from zero; ``{key}`` and ``{RECORD.key}`` read another list at the index
-    ("gradient-flow-v3:TEN-LAYERS[0.5].residual-by-depth[3]", "After 3 layers (4 of 11)."),
-    ("gradient-flow-v3:SWEEP[plain-relu].stream-norm[6]", "Depth 64 (7 of 7)."),
-    ("gradient-flow-v3:PATH-MAGNITUDE[1.0].mean[2]", "Paths of length 2 (3 of "),
+    ("gradient-flow-v4:TEN-LAYERS[0.5].residual-by-depth[3]", "After 3 layers (4 of 11)."),
+    ("gradient-flow-v4:SWEEP[plain-relu].stream-norm[6]", "Depth 64 (7 of 7)."),
+    ("gradient-flow-v4:PATH-MAGNITUDE[1.0].mean[2]", "Paths of length 2 (3 of "),
     # no along words: the position
-    ("gradient-flow-v3:SWEEP-CONFIG.depths[2]", "Item 3 of 7."),
+    ("gradient-flow-v4:SWEEP-CONFIG.depths[2]", "Item 3 of 7."),
 ])
 def test_a_value_is_described_in_words(golden_traces: TraceSet, path: str, words: str) -> None:
     assert words in golden_traces.describe(path)

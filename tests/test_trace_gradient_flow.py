@@ -1,11 +1,11 @@
-"""Trace ``gradient-flow-v3``: its declaration, its size, and its golden file.
+"""Trace ``gradient-flow-v4``: its declaration, its size, and its golden file.
 
-A fresh run is compared with the golden file (tests/golden/gradient-flow-v3.trace) byte for
+A fresh run is compared with the golden file (tests/golden/gradient-flow-v4.trace) byte for
 byte on the reference numerics, within its measured tolerances elsewhere
 (tests/trace_tolerance.py).
 To refresh it after an intended change of the experiments (with the reference numerics)::
 
-    python -m engine trace gradient-flow-v3 -o tests/golden/gradient-flow-v3.trace
+    python -m engine trace gradient-flow-v4 -o tests/golden/gradient-flow-v4.trace
 """
 
 from __future__ import annotations

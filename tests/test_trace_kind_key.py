@@ -1,5 +1,5 @@
 """A record key may be named like a record's own attribute: ``SHORTCUT kind=identity`` in
-residual-stream-v3 is found by its key and reads back its own value, not the record's kind."""
+residual-stream-v4 is found by its key and reads back its own value, not the record's kind."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tracefile.schema import Record
 
 @pytest.fixture(scope="module")
 def stream_trace() -> Trace:
-    return load_trace(RECORDS_DIR / "residual-stream-v3.trace", SCHEMAS["residual-stream-v3"])
+    return load_trace(RECORDS_DIR / "residual-stream-v4.trace", SCHEMAS["residual-stream-v4"])
 
 
 def test_a_key_named_kind_resolves_by_its_value(stream_trace: Trace) -> None:

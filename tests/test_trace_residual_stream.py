@@ -1,11 +1,11 @@
-"""Trace ``residual-stream-v3``: its declaration, its golden file, and (slow) a fresh run.
+"""Trace ``residual-stream-v4``: its declaration, its golden file, and (slow) a fresh run.
 
 The fast tests read only the golden file; the one slow test runs the whole lab once (about
 half a minute) and compares it with the golden file: byte for byte on the reference
 numerics, within its measured tolerances elsewhere (tests/trace_tolerance.py). To refresh the
 golden file after an intended change of the experiments (with the reference numerics)::
 
-    python -m engine trace residual-stream-v3 -o tests/golden/residual-stream-v3.trace
+    python -m engine trace residual-stream-v4 -o tests/golden/residual-stream-v4.trace
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from trace_tolerance import (
 from engine.experiments.residual_stream.common import MAX_POINTS
 from tracefile import SCHEMAS, parse_trace
 
-TRACE_ID = "residual-stream-v3"
+TRACE_ID = "residual-stream-v4"
 SCHEMA = SCHEMAS[TRACE_ID]
 GOLDEN = RECORDS_DIR / SCHEMA.file_name
 MAX_BYTES = 100_000

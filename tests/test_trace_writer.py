@@ -122,11 +122,11 @@ def test_an_unknown_trace_is_named():
 
 
 def test_each_labs_records_are_grouped_by_the_experiment_that_writes_them() -> None:
-    for trace_id in ("gradient-flow-v3", "residual-stream-v3"):
+    for trace_id in ("gradient-flow-v4", "residual-stream-v4"):
         schema = SCHEMAS[trace_id]
         grouped = [spec.kind for specs in schema.experiments.values() for spec in specs]
         assert sorted(grouped) == sorted(spec.kind for spec in schema.records)  # each once
-    experiments = SCHEMAS["gradient-flow-v3"].experiments
+    experiments = SCHEMAS["gradient-flow-v4"].experiments
     assert [spec.kind for spec in experiments["ten-layers"]] == ["TEN-LAYERS-CONFIG",
                                                                  "TEN-LAYERS"]
     assert "claims" in experiments and "numerics" in experiments

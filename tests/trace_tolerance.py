@@ -106,8 +106,8 @@ _RESIDUAL_STREAM = {
                                             "accuracy-high")},
 }
 #: Each lab's tolerances off the reference numerics ("RECORD.key" or "RECORD.*": rtol, atol).
-OFF_REFERENCE: dict[str, Tolerances] = {"gradient-flow-v3": _GRADIENT_FLOW,
-                                        "residual-stream-v3": _RESIDUAL_STREAM}
+OFF_REFERENCE: dict[str, Tolerances] = {"gradient-flow-v4": _GRADIENT_FLOW,
+                                        "residual-stream-v4": _RESIDUAL_STREAM}
 
 
 def on_reference_numerics(text: str, schema: TraceSchema) -> bool:

@@ -3,8 +3,10 @@
 Contract: a ``Claim`` names a claim (its key in the trace's ``CLAIM`` records), the words a page
 shows, the page section that runs it and its rule in words. The rule itself, as code, lives with
 the experiment that decides it (``engine/experiments/*/claims.py``), which records each verdict
-once; the parser checks only that every declared claim has exactly one verdict, one of
-``VERDICTS`` (``verdict_words``), and never decides a claim again.
+once, with the paths of the values it was decided from (``because``); the parser checks only
+that every declared claim has exactly one verdict, one of ``VERDICTS``, whose values are
+values of the same trace other than verdicts (``verdict_words``), and never decides a claim
+again.
 """
 
 from __future__ import annotations
@@ -28,17 +30,27 @@ class Claim:
 
 @dataclass(frozen=True)
 class ClaimVerdict:
-    """A claim's verdict, as the trace's CLAIM record holds it."""
+    """A claim's verdict and the paths of the values it was decided from (its CLAIM record)."""
 
     key: str
     verdict: str
+    because: tuple[str, ...]
 
 
 def verdict_words(claims: tuple[Claim, ...]) -> Callable[[Callable[[str], Any]], tuple[Any, Any]]:
-    """The sides of the invariant "each declared claim's verdict is a verdict word": a missing
-    CLAIM record cannot be evaluated, a stray word differs from its side."""
+    """The sides of the invariant "each declared claim's verdict is a verdict word, decided
+    from values of this trace": a missing CLAIM record or a path that names nothing cannot be
+    evaluated, a stray word or a path to a verdict differs from its side."""
     def sides(get: Callable[[str], Any]) -> tuple[Any, Any]:
-        told = [(c.key, get(f"CLAIM[{c.key}].verdict")) for c in claims]
-        return told, [(key, verdict if verdict in VERDICTS else " or ".join(VERDICTS))
-                      for key, verdict in told]
+        for claim in claims:  # the first claim whose record is wrong, alone
+            told = (claim.key, get(f"CLAIM[{claim.key}].verdict"),
+                    get(f"CLAIM[{claim.key}].because"))
+            for path in told[2]:
+                get(path)
+            right = (claim.key, told[1] if told[1] in VERDICTS else " or ".join(VERDICTS),
+                     tuple(p if not p.startswith("CLAIM") else "a value other than a verdict"
+                           for p in told[2]))
+            if told != right:
+                return told, right
+        return None, None
     return sides

@@ -65,10 +65,11 @@ RULES = (
           "missing {} {}={} ({}={})")),
     Rule("Each value has its declared kind: an int of at most int-digits digits, a finite float "
          "in Python's shortest round-trip form of at most float-characters characters, a vector "
-         "or shape in brackets, a bool, a word, a name or a list of names.",
+         "or shape in brackets, a bool, a word, a name, a list of names or a list of value "
+         "paths of the same trace.",
          ("bad int", "int too large", "NaN or infinity is not allowed", "bad float (too long)",
           "float overflows to infinity", "bad float", "float not in shortest round-trip form",
-          "bad bool", "bad word", "bad name", "bad {}")),
+          "bad bool", "bad word", "bad name", "bad paths", "bad {}")),
     Rule("A name is at most name-characters characters long and holds no space, control "
          "character, equals sign, comma or bracket.",
          ("name too long ({} characters)",)),

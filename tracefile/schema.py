@@ -28,7 +28,7 @@ from typing import Any
 from tracefile.claims import Claim
 
 #: The value kinds of docs/trace.md ("Values").
-KINDS = ("int", "float", "vector", "shape", "bool", "name", "names", "word")
+KINDS = ("int", "float", "vector", "shape", "bool", "name", "names", "word", "paths")
 TRACE_ID_RE = re.compile(r"(?P<name>[a-z][a-z0-9]*(?:-[a-z0-9]+)*)-v(?P<version>[1-9][0-9]{0,3})")
 
 
@@ -74,7 +74,9 @@ class RecordSpec:
     """One record kind: its keys in line order, and how often and where it appears.
 
     ``source`` is the dotted path, in the experiment's results, of the object holding the keys
-    (for a keyed record: of the sequence of such objects, one line each).
+    (for a keyed record: of the sequence of such objects, one line each). ``label`` names one
+    record in words for a reader, ``{key}`` standing for that key's value (``"{variant},
+    {depth} blocks"``); without one a keyed record is named by its key.
     """
 
     kind: str
@@ -83,9 +85,14 @@ class RecordSpec:
     keyed_by: str | None = None
     runs_to: str | None = None
     doc: str = ""
+    label: str = ""
 
     def __post_init__(self) -> None:
         names = self.key_names()
+        for named in re.findall(r"\{([^{}]*)\}", self.label):
+            if named not in names:
+                raise ValueError(f"{self.kind}: its label names {named}, which is not one of "
+                                 "its keys")
         if len(set(names)) != len(names):
             raise ValueError(f"{self.kind}: duplicate key")
         if self.keyed_by is not None and self.keyed_by not in names:

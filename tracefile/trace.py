@@ -84,7 +84,7 @@ class Trace:
 class TraceSet:
     """The traces one site shows, by id, and the one unqualified paths refer to.
 
-    ``resolve("gradient-flow-v3:HIGHWAY.plain")`` looks in that trace; ``resolve("FORWARD.input")``
+    ``resolve("gradient-flow-v4:HIGHWAY.plain")`` looks in that trace; ``resolve("FORWARD.input")``
     in the default one. ``qualified(path)`` is the path with its trace id made explicit, which is
     what a provenance attribute carries.
     """

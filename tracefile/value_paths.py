@@ -2,7 +2,7 @@
 
 Contract: a value path is ``RECORD.key`` or ``RECORD[key-value].key``, optionally followed by
 an element index ``[i]`` and optionally qualified by the trace it belongs to
-(``gradient-flow-v3:HIGHWAY.plain``). A keyed record's key value is matched as the trace writes
+(``gradient-flow-v4:HIGHWAY.plain``). A keyed record's key value is matched as the trace writes
 it (``SCALED[0.5]``, ``STACK[4]``), so each value has exactly one path per trace.
 ``PathIndex`` is built once per trace (a dict per record kind), so a lookup is O(1) however
 many records a trace holds; anything that names nothing raises ``TracePathError`` saying what
@@ -17,16 +17,9 @@ from typing import Any
 
 from tracefile.errors import TracePathError, shorten
 from tracefile.schema import Record, RecordSpec, TraceSchema
-from tracefile.values import trace_repr
+from tracefile.values import MAX_PATH, PATH_RE, trace_repr
 
-PATH_RE = re.compile(
-    r"(?:(?P<trace>[a-z][a-z0-9-]{0,80}-v[1-9][0-9]{0,3}):)?"
-    r"(?P<kind>[A-Z][A-Z-]*)(?:\[(?P<key>[^\[\]]{1,64})\])?"
-    r"\.(?P<field>[a-z][a-z-]*)(?:\[(?P<index>0|[1-9][0-9]{0,8})\])?"
-)
 SYNTAX = "[TRACE-ID:]RECORD.key or [TRACE-ID:]RECORD[key-value].key, optionally followed by [index]"
-#: Longer paths are rejected before the regex runs.
-MAX_PATH = 200
 #: How many key values an error message lists before "…".
 SHOWN_KEYS = 12
 

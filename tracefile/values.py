@@ -1,5 +1,5 @@
 """Trace values (docs/trace.md, "Values"): one lexer and one writer per kind (int, float,
-vector, shape, bool, name, names, word).
+vector, shape, bool, name, names, word, paths).
 
 Contract: ``parse_value(kind, text)`` returns the typed value or raises ``ValueProblem``
 (what was wrong, what the grammar expects); the parser turns that into a located TraceError.
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +37,16 @@ WORD_RE = re.compile(r"[a-z][a-z-]*")
 # two non-characters U+FFFE/U+FFFF are excluded too: XML (SVG, HTML) cannot carry them at all,
 # so no escaping downstream could make such a name displayable.
 NAME_RE = re.compile(r"[^\s=,\[\]\x00-\x1f\x7f-\x9f\ufffe\uffff]+")
+#: A value path (docs/trace.md, "Addressing a value"); ``tracefile.value_paths`` resolves it.
+PATH_RE = re.compile(
+    r"(?:(?P<trace>[a-z][a-z0-9-]{0,80}-v[1-9][0-9]{0,3}):)?"
+    r"(?P<kind>[A-Z][A-Z-]*)(?:\[(?P<key>[^\[\]]{1,64})\])?"
+    r"\.(?P<field>[a-z][a-z-]*)(?:\[(?P<index>0|[1-9][0-9]{0,8})\])?"
+)
+#: Longer paths are rejected before the regex runs.
+MAX_PATH = 200
+#: How a trace writes a value that overflowed (with its sign): the largest finite float.
+OVERFLOWED = sys.float_info.max
 
 #: A shape dimension needs at most this many digits; more is certainly corrupt and would make
 #: int() slow (or raise) on a 10 MB digit string.
@@ -103,6 +114,16 @@ def parse_names(text: str) -> tuple[str, ...]:
     return tuple(parse_name(part) for part in text.split(","))
 
 
+def parse_paths(text: str) -> tuple[str, ...]:
+    """Value paths of the same trace, separated by ``;`` (``ARM[a].final-loss;CORPUS.unigram``)."""
+    paths = tuple(text.split(";"))
+    for path in paths:
+        if len(path) > MAX_PATH or not (match := PATH_RE.fullmatch(path)) or match["trace"]:
+            raise ValueProblem("bad paths", 'value paths of this trace separated by ";" such as '
+                               "CORPUS.unigram;ARM[a].final-loss", path)
+    return paths
+
+
 def parse_word(text: str) -> str:
     if not WORD_RE.fullmatch(text):
         raise ValueProblem("bad word", "a word [a-z][a-z-]*", text)
@@ -152,6 +173,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "name": parse_name,
     "names": parse_names,
     "word": parse_word,
+    "paths": parse_paths,
 }
 
 
@@ -213,6 +235,12 @@ def _checked(parse: Callable[[str], Any]) -> Callable[[Any], str]:
     return write
 
 
+def _write_paths(values: Any) -> str:
+    text = ";".join(values)
+    parse_paths(text)
+    return text
+
+
 def _write_names(values: Any) -> str:
     names = [_checked(parse_name)(name) for name in values]
     if not names:
@@ -229,6 +257,7 @@ WRITERS: dict[str, Callable[[Any], str]] = {
     "name": _checked(parse_name),
     "names": _write_names,
     "word": _checked(parse_word),
+    "paths": _write_paths,
 }
 
 

@@ -1,4 +1,4 @@
-"""``gradient-flow-v3``: the gradients lab, "Gradients through depth", experiments 1-7.
+"""``gradient-flow-v4``: the gradients lab, "Gradients through depth", experiments 1-7.
 
 One ``Key`` per traced value. ``source`` paths point into the engine's ``GradientFlowResults``
 (engine/experiments/gradient_flow/results.py); the parser ignores them. Every gradient here was
@@ -240,6 +240,7 @@ RECORDS = (
     RecordSpec("CLAIM", (
         Key("key", "word", doc="the claim, declared with its words and rule in the trace contract"),
         Key("verdict", "word", doc="supports, qualifies, contradicts or inconclusive"),
+        Key("because", "paths", doc="the values the verdict was decided from"),
     ), source="claims", keyed_by="key",
         doc="a claim of the lab, decided by its rule over the values above"),
 )
@@ -295,12 +296,13 @@ INVARIANTS = (*INVARIANTS,
     Invariant("PATH-MAGNITUDE.peak-length is the length with the largest total", "PATH-MAGNITUDE",
               _peaks),
     *TRAINING_INVARIANTS,
-    Invariant("each declared claim has one CLAIM record, its verdict a verdict word", "CLAIM",
+    Invariant("each declared claim has one CLAIM record, its verdict a verdict word decided "
+              "from values of this trace", "CLAIM",
               verdict_words(CLAIMS)),
 )
 
 SCHEMA = TraceSchema(
-    "gradient-flow", 3, RECORDS, "engine.experiments.gradient_flow:gradient_flow_results",
+    "gradient-flow", 4, RECORDS, "engine.experiments.gradient_flow:gradient_flow_results",
     title="Gradients through depth",
     doc="the gradients lab: the added one over ten layers, paths, depth sweeps, silent branches, "
         "norm placement, trainability and the explorer grid",

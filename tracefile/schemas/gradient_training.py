@@ -1,4 +1,4 @@
-"""The gradients lab's trained experiments in ``gradient-flow-v3``: trainability (6), learning
+"""The gradients lab's trained experiments in ``gradient-flow-v4``: trainability (6), learning
 the identity (6b) and clipping (6c), their records and the invariants that tie each summary
 to the seeds it summarises. `gradient_flow` places these records in the trace's order.
 """
@@ -72,13 +72,15 @@ TRAINING_RECORDS = (
             along="at step {steps}"),
         Key("curve-high", "vector", doc="the largest over seeds, per sampled step",
             along="at step {steps}"),
-    ), source="training.arms", keyed_by="arm", doc="one arm of the training grid"),
+    ), source="training.arms", keyed_by="arm", doc="one arm of the training grid",
+        label="{variant}, {init} start, {depth} blocks, rate {lr}"),
     RecordSpec("BEST", (
         Key("stack", "name", doc="variant, initialization and depth"),
         Key("arm", "name", doc="its arm with the lowest median final loss"),
         Key("lr", "float", doc="that arm's learning rate"),
         Key("median", "float", doc="its median final loss"),
-        Key("low", "float", doc="the least"), Key("high", "float", doc="the largest"),
+        Key("low", "float", doc="its least final loss over the seeds"),
+        Key("high", "float", doc="its largest final loss over the seeds"),
         Key("steps", "shape", doc="the steps the curves sample"),
         Key("curve-low", "vector", doc="the least loss over seeds, per sampled step"),
         Key("curve-median", "vector", doc="the median over seeds, per sampled step"),
@@ -122,7 +124,8 @@ TRAINING_RECORDS = (
         Key("lr", "float", doc="that arm's rate"),
         Key("initial", "float", doc="its median loss before training"),
         Key("median", "float", doc="its median final loss"),
-        Key("low", "float", doc="the least"), Key("high", "float", doc="the largest"),
+        Key("low", "float", doc="its least final loss over the seeds"),
+        Key("high", "float", doc="its largest final loss over the seeds"),
     ), source="identity.best", keyed_by="model", doc="each model at its best rate"),
     # -- 6c. clipping the exploding stacks ------------------------------------------------------
     RecordSpec("CLIP-CONFIG", (
@@ -154,9 +157,11 @@ TRAINING_RECORDS = (
         Key("lr", "float", doc="the rate of its arm with the lowest median final loss"),
         Key("initial", "float", doc="its median loss before training"),
         Key("median", "float", doc="its median final loss"),
-        Key("low", "float", doc="the least"), Key("high", "float", doc="the largest"),
+        Key("low", "float", doc="its least final loss over the seeds"),
+        Key("high", "float", doc="its largest final loss over the seeds"),
         Key("diverged", "int", doc="that arm's seeds whose loss stopped being finite"),
-    ), source="clipping.best", keyed_by="stack", doc="each stack at its best rate"),
+    ), source="clipping.best", keyed_by="stack", doc="each stack at its best rate",
+        label="{model}, {depth} blocks"),
 )
 
 

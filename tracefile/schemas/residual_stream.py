@@ -1,4 +1,4 @@
-"""``residual-stream-v3``: the decoder lab, "The residual stream in a small trained decoder".
+"""``residual-stream-v4``: the decoder lab, "The residual stream in a small trained decoder".
 
 One ``Key`` per traced value. ``source`` paths point into the engine's
 ``ResidualStreamResults`` (engine/experiments/residual_stream/results.py); the parser ignores
@@ -96,7 +96,8 @@ _TRAINING = (
         Key("curve-low", "vector", doc="the least validation-probe loss over seeds, per step"),
         Key("curve-median", "vector", doc="the median over seeds, per step"),
         Key("curve-high", "vector", doc="the largest over seeds, per step"),
-    ), source="training.arms", keyed_by="arm", doc="one arm of the training grid"),
+    ), source="training.arms", keyed_by="arm", doc="one arm of the training grid",
+        label="{variant}, {norm}-norm, {depth} blocks, rate {lr}, warm-up {warmup}"),
     RecordSpec("BEST", (
         Key("curve", "word", doc="the architecture"),
         Key("arm", "name", doc="its arm with the lowest median final validation loss"),
@@ -371,6 +372,7 @@ _VERDICTS = (
     RecordSpec("CLAIM", (
         Key("key", "word", doc="the claim, declared with its words and rule in the trace contract"),
         Key("verdict", "word", doc="supports, qualifies, contradicts or inconclusive"),
+        Key("because", "paths", doc="the values the verdict was decided from"),
     ), source="claims", keyed_by="key",
         doc="a claim of the lab, decided by its rule over the values above"),
 )
@@ -449,7 +451,8 @@ INVARIANTS = (
     Invariant("SERIES are the ARM records of one architecture and warm-up", "SERIES", _series),
     Invariant("LONG spreads, its arm (the BEST) and its flatness follow from its values",
               "LONG", _long),
-    Invariant("each declared claim has one CLAIM record, its verdict a verdict word", "CLAIM",
+    Invariant("each declared claim has one CLAIM record, its verdict a verdict word decided "
+              "from values of this trace", "CLAIM",
               verdict_words(CLAIMS)),
     Invariant("REORDER: one swap per neighbouring pair, its increases from its losses",
               "REORDER",
@@ -477,7 +480,7 @@ INVARIANTS = (
 )
 
 SCHEMA = TraceSchema(
-    "residual-stream", 3, RECORDS, "engine.experiments.residual_stream:residual_stream_results",
+    "residual-stream", 4, RECORDS, "engine.experiments.residual_stream:residual_stream_results",
     title="The residual stream in a small trained decoder",
     doc="the decoder lab: trainability, the stream as a sum, the logit lens and early exit, "
         "lesions and pruning, quantization, half precision, cost, projection shortcuts",

@@ -1,5 +1,5 @@
 """The gradients lab, "Gradients through depth": experiments whose results are trace
-``gradient-flow-v3`` (declared in tracefile/schemas/gradient_flow.py).
+``gradient-flow-v4`` (declared in tracefile/schemas/gradient_flow.py).
 
 Each experiment is one function of an explicit seed and a frozen configuration, returning
 frozen results; every gradient is measured by the engine's backward, never taken from a

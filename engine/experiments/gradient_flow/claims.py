@@ -16,60 +16,69 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
-from engine.experiments.claims import MissingArms
+from engine.experiments.claims import Decided, MissingArms
 
 Get = Callable[[str], Any]
 
 
-def _finals(get: Get) -> dict[tuple[str, str, int], tuple[float, ...]]:
+#: An architecture's final losses at its best learning rate, and their path in the trace.
+Finals = tuple[str, tuple[float, ...]]
+
+
+def _finals(get: Get) -> dict[tuple[str, str, int], Finals]:
     """Each architecture's final losses at its best learning rate, by (variant, init, depth)."""
-    best: dict[tuple[str, str, int], tuple[float, float, tuple[float, ...]]] = {}
+    best: dict[tuple[str, str, int], tuple[float, str, Finals]] = {}
     for name in get("TRAINING-CONFIG.arm-names"):
         arm = f"ARM[{name}]"
         key = (get(f"{arm}.variant"), get(f"{arm}.init"), get(f"{arm}.depth"))
         finals = get(f"{arm}.final-loss")
         median = statistics.median(finals)
         if key not in best or (median, name) < best[key][:2]:
-            best[key] = (median, name, finals)
+            best[key] = (median, name, (f"{arm}.final-loss", finals))
     return {key: value[2] for key, value in best.items()}
 
 
-def _beats(one: tuple[float, ...], other: tuple[float, ...]) -> bool:
-    return max(one) < min(other)
+def _beats(one: Finals, other: Finals) -> bool:
+    return max(one[1]) < min(other[1])
 
 
-def _compare(one: tuple[float, ...] | None, other: tuple[float, ...] | None) -> str:
+def _compare(one: Finals | None, other: Finals | None) -> Decided:
     if one is None or other is None:
         raise MissingArms("an architecture the rule compares is not in the grid")
-    return "supports" if _beats(one, other) else "contradicts" if _beats(other, one) else (
+    verdict = "supports" if _beats(one, other) else "contradicts" if _beats(other, one) else (
         "inconclusive")
+    return Decided(verdict, (one[0], other[0]))
 
 
-def plain_degrades(get: Get) -> str:
-    plain = sorted((key[2], finals) for key, finals in _finals(get).items()
-                   if key[:2] == ("plain", "default"))
+def plain_degrades(get: Get) -> Decided:
+    plain = [finals for _, finals in sorted(
+        (key[2], finals) for key, finals in _finals(get).items()
+        if key[:2] == ("plain", "default"))]
     steps = list(itertools.pairwise(plain))
     if not steps:
         raise MissingArms("no plain stacks of several depths")
-    worse = [_beats(shallow, deep) for (_, shallow), (_, deep) in steps]
-    better = [_beats(deep, shallow) for (_, shallow), (_, deep) in steps]
-    return "supports" if any(worse) else "contradicts" if all(better) else "inconclusive"
+    worse = [(shallow, deep) for shallow, deep in steps if _beats(shallow, deep)]
+    if worse:
+        return Decided("supports", tuple(finals[0] for finals in worse[0]))
+    better = all(_beats(deep, shallow) for shallow, deep in steps)
+    return Decided("contradicts" if better else "inconclusive",
+                   tuple(finals[0] for finals in plain))
 
 
-def _deepest(finals: dict[tuple[str, str, int], tuple[float, ...]]) -> int:
+def _deepest(finals: dict[tuple[str, str, int], Finals]) -> int:
     if not finals:
         raise MissingArms("no arm")
     return max(key[2] for key in finals)
 
 
-def residual_trains_deeper(get: Get) -> str:
+def residual_trains_deeper(get: Get) -> Decided:
     finals = _finals(get)
     depth = _deepest(finals)
     return _compare(finals.get(("residual", "default", depth)),
                     finals.get(("plain", "default", depth)))
 
 
-def identity_start_helps(get: Get) -> str:
+def identity_start_helps(get: Get) -> Decided:
     finals = _finals(get)
     depth = _deepest(finals)
     return _compare(finals.get(("residual", "zero", depth)),
@@ -88,7 +97,7 @@ def identity_hard_for_plain(get: Get) -> str:
     return "supports" if starts_there and beats else "inconclusive"
 
 
-def clipping_tames_explosion(get: Get) -> str:
+def clipping_tames_explosion(get: Get) -> Decided:
     best: dict[tuple[str, int], str] = {}
     for stack in get("CLIP-CONFIG.stacks"):
         record = f"CLIP-BEST[{stack}]"
@@ -99,6 +108,10 @@ def clipping_tames_explosion(get: Get) -> str:
     if not depths or any(key not in best for key in wanted):
         raise MissingArms("the clipping runs need all three models at every depth")
     seeds, zero = len(get("CLIP-CONFIG.seeds")), get("CLIP-CONFIG.zero-loss")
+    because = ("CLIP-CONFIG.zero-loss", *(
+        f"{best[(model, d)]}.{field}" for d in depths for model, field in (
+            ("residual-zero", "high"), ("residual-default", "diverged"),
+            ("residual-default-clipped", "diverged"), ("residual-default-clipped", "high"))))
 
     def trained(model: str, depth: int) -> bool:
         record = best[(model, depth)]
@@ -106,12 +119,13 @@ def clipping_tames_explosion(get: Get) -> str:
 
     if not all(trained("residual-zero", d) and get(
             f"{best[('residual-default', d)]}.diverged") == seeds for d in depths):
-        return "inconclusive"  # no working control, or nothing explodes to be tamed
-    if any(get(f"{best[('residual-default-clipped', d)]}.diverged") for d in depths):
-        return "contradicts"
-    return ("supports" if all(trained("residual-default-clipped", d) for d in depths)
-            else "qualifies")
-
+        verdict = "inconclusive"  # no working control, or nothing explodes to be tamed
+    elif any(get(f"{best[('residual-default-clipped', d)]}.diverged") for d in depths):
+        verdict = "contradicts"
+    else:
+        verdict = ("supports" if all(trained("residual-default-clipped", d) for d in depths)
+                   else "qualifies")
+    return Decided(verdict, because)
 
 
 RULES = {

@@ -1,4 +1,4 @@
-"""All of the gradients lab at once: the producer of trace ``gradient-flow-v3``.
+"""All of the gradients lab at once: the producer of trace ``gradient-flow-v4``.
 
 Contract: `gradient_flow_results()` runs every experiment with its default configuration and
 the lab's seed and returns one frozen `GradientFlowResults`, the object the trace's

@@ -1,5 +1,5 @@
 """The decoder lab, "The residual stream in a small trained decoder": experiments whose
-results are trace ``residual-stream-v3`` (declared in tracefile/schemas/residual_stream.py).
+results are trace ``residual-stream-v4`` (declared in tracefile/schemas/residual_stream.py).
 
 Modules: ``training`` (zero, the corpus's facts; one, which decoders train, over a grid whose
 cells ``cells`` trains), ``stream`` (two,

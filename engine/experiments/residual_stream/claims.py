@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.experiments.claims import MissingArms
+from engine.experiments.claims import Decided, MissingArms
 
 Get = Callable[[str], Any]
 #: A change of a loss smaller than this share of it does "little damage".
@@ -36,6 +36,11 @@ class ArmEvidence:
     lr: float
     warmup: int
     finals: tuple[float, ...]  # final validation loss of each seed
+
+    @property
+    def path(self) -> str:
+        """Where the trace holds its final losses."""
+        return f"ARM[{self.arm}].final-validation"
 
     @property
     def median(self) -> float:
@@ -87,34 +92,44 @@ def evidence_from_trace(get: Callable[[str], Any]) -> Evidence:
     return Evidence(found, get("CORPUS.format-only"))
 
 
-def deep_plain_fails(get: Get) -> str:
+def _because(*arms: ArmEvidence | None, format_only: bool = False) -> tuple[str, ...]:
+    """The paths of ``arms``' final losses (and the format-only loss, if it decided)."""
+    return (*(["CORPUS.format-only"] if format_only else []),
+            *dict.fromkeys(arm.path for arm in arms if arm is not None))
+
+
+def deep_plain_fails(get: Get) -> Decided | str:
     evidence = evidence_from_trace(get)
     deep = [d for d in evidence.depths("plain", "pre") if d >= 4]
     if not deep:
         return "inconclusive"
     residual = {d: evidence.best("residual", "pre", d) for d in deep}
     plain = {d: evidence.best("plain", "pre", d) for d in deep}
+    because = _because(*(arm for d in deep for arm in (residual[d], plain[d])),
+                       format_only=True)
     if any(plain[d].median <= residual[d].median for d in deep):
-        return "contradicts"
+        return Decided("contradicts", because)
     if not all(residual[d].beats(plain[d]) for d in deep):
-        return "inconclusive"
+        return Decided("inconclusive", because)
     plain_never = all(evidence.fails(arm) for d in deep for arm in evidence.of("plain", "pre", d))
     if plain_never and all(evidence.trains(residual[d]) for d in deep):
-        return "supports"
-    return "qualifies"
+        return Decided("supports", because)
+    return Decided("qualifies", because)
 
 
-def depth_helps(get: Get) -> str:
+def depth_helps(get: Get) -> Decided:
     evidence = evidence_from_trace(get)
     best = [evidence.best("residual", "pre", d) for d in evidence.depths("residual", "pre")]
     steps = list(itertools.pairwise(best))
     better = [deeper.beats(shallower) for shallower, deeper in steps]
     worse = [shallower.beats(deeper) for shallower, deeper in steps]
     if better and all(better):
-        return "supports"
-    if not any(better):
-        return "contradicts" if any(worse) else "inconclusive"
-    return "qualifies"
+        verdict = "supports"
+    elif not any(better):
+        verdict = "contradicts" if any(worse) else "inconclusive"
+    else:
+        verdict = "qualifies"
+    return Decided(verdict, _because(*best))
 
 
 def _postnorm(evidence: Evidence) -> tuple[int, float]:
@@ -125,7 +140,7 @@ def _postnorm(evidence: Evidence) -> tuple[int, float]:
     return max(a.depth for a in post), max(a.lr for a in post)
 
 
-def postnorm_needs_warmup(get: Get) -> str:
+def postnorm_needs_warmup(get: Get) -> Decided | str:
     evidence = evidence_from_trace(get)
     depth, top = _postnorm(evidence)
     post = evidence.of("residual", "post", depth)
@@ -133,27 +148,26 @@ def postnorm_needs_warmup(get: Get) -> str:
     pre = next((a for a in evidence.of("residual", "pre", depth) if a.lr == top), None)
     if bare is None or pre is None:
         return "inconclusive"
-    if evidence.trains(bare):
-        return "contradicts"
-    if not (evidence.fails(bare) and evidence.trains(pre)):
-        return "inconclusive"
     warmed = [a for a in post if a.lr == top and a.warmup > 0]
     slower = [a for a in post if a.lr < top and a.warmup == 0]
+    because = _because(bare, pre, *warmed, *slower, format_only=True)
+    if evidence.trains(bare):
+        return Decided("contradicts", because)
+    if not (evidence.fails(bare) and evidence.trains(pre)):
+        return Decided("inconclusive", because)
     if warmed and all(evidence.trains(a) for a in warmed) and not any(
             evidence.trains(a) for a in slower):
-        return "supports"
-    return "qualifies"
+        return Decided("supports", because)
+    return Decided("qualifies", because)
 
 
-def postnorm_tuned_better(get: Get) -> str:
+def postnorm_tuned_better(get: Get) -> Decided:
     evidence = evidence_from_trace(get)
     depth, _ = _postnorm(evidence)
     post, pre = evidence.best("residual", "post", depth), evidence.best("residual", "pre", depth)
-    if post.beats(pre):
-        return "supports"
-    if pre.beats(post):
-        return "contradicts"
-    return "inconclusive"
+    verdict = ("supports" if post.beats(pre) else "contradicts" if pre.beats(post)
+               else "inconclusive")
+    return Decided(verdict, _because(post, pre))
 
 
 def stream_is_sum(get: Get) -> str:
@@ -172,14 +186,18 @@ def lens_improves(get: Get) -> str:
     return "qualifies" if losses[-1] < losses[0] else "contradicts"
 
 
-def early_exit_saves(get: Get) -> str:
+def early_exit_saves(get: Get) -> Decided:
     depth, full = get("EARLY-EXIT-CONFIG.depth"), get("EARLY-EXIT-CONFIG.full-loss")
-    points = [(get(f"EARLY-EXIT[{t!r}].mean-blocks"), get(f"EARLY-EXIT[{t!r}].loss"))
-              for t in get("EARLY-EXIT-CONFIG.thresholds")]
-    cheap = [blocks for blocks, loss in points if loss < full * (1 + LITTLE)]
-    if any(blocks <= 0.9 * depth for blocks in cheap):
-        return "supports"
-    return "qualifies" if any(blocks < depth for blocks in cheap) else "contradicts"
+    points = [(get(f"EARLY-EXIT[{t!r}].mean-blocks"), get(f"EARLY-EXIT[{t!r}].loss"),
+               f"EARLY-EXIT[{t!r}]") for t in get("EARLY-EXIT-CONFIG.thresholds")]
+    cheap = [point for point in points if point[1] < full * (1 + LITTLE)]
+    # The cheapest exit that kept the loss, else the one that lost the least.
+    blocks, _, record = min(cheap) if cheap else min(points, key=lambda point: point[1])
+    because = ("EARLY-EXIT-CONFIG.depth", "EARLY-EXIT-CONFIG.full-loss",
+               f"{record}.mean-blocks", f"{record}.loss")
+    if cheap and blocks <= 0.9 * depth:
+        return Decided("supports", because)
+    return Decided("qualifies" if cheap and blocks < depth else "contradicts", because)
 
 
 def single_blocks_removable(get: Get) -> str:

@@ -1,4 +1,4 @@
-"""All of the residual-stream lab at once: the producer of trace ``residual-stream-v3``.
+"""All of the residual-stream lab at once: the producer of trace ``residual-stream-v4``.
 
 Contract: `residual_stream_results()` trains the lab's decoders once (experiment 1), trains
 the shallowest ten times longer (experiment 1b, `long_training`) and runs

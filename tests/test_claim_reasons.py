@@ -1,0 +1,51 @@
+"""diagrams/claim_reasons.py: the values a verdict was decided from, named and traced, read
+from the recorded traces."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from paths import RECORDS_DIR
+
+from diagrams.claim_reasons import decided_by
+from tracefile import SCHEMAS, TraceSet, load_trace
+
+
+@pytest.fixture(scope="module")
+def labs() -> dict[str, TraceSet]:
+    traces = {trace_id: load_trace(RECORDS_DIR / SCHEMAS[trace_id].file_name)
+              for trace_id in ("gradient-flow-v4", "residual-stream-v4")}
+    return {trace_id: TraceSet(traces, trace_id) for trace_id in traces}
+
+
+def traced_paths(markup: str) -> list[str]:
+    return re.findall(r'data-trace="([^"]+)"', markup)
+
+
+def test_a_once_records_value_is_named_by_its_key_doc(labs: dict[str, TraceSet]) -> None:
+    shown = "; ".join(decided_by(labs["residual-stream-v4"], "stream-is-sum", "sig4"))
+    assert shown.startswith("adding the writes to the embedding")
+    assert traced_paths(shown) == ["residual-stream-v4:STREAM.exact-in-order"]
+
+
+def test_an_arm_is_named_by_its_label_and_its_seeds_shown_as_their_range(
+        labs: dict[str, TraceSet]) -> None:
+    traces = labs["residual-stream-v4"]
+    because = traces.resolve("CLAIM[postnorm-tuned-better].because")
+    shown = "; ".join(decided_by(traces, "postnorm-tuned-better", "sig4"))
+    assert shown.count("; ") == len(because) - 1
+    first = because[0].removesuffix(".final-validation")
+    finals = traces.resolve(because[0])
+    low, high = finals.index(min(finals)), finals.index(max(finals))
+    assert traced_paths(shown)[:7] == [f"residual-stream-v4:{first}.{key}" for key in (
+        "variant", "norm", "depth", "lr", "warmup")] + [
+        f"residual-stream-v4:{because[0]}[{low}]", f"residual-stream-v4:{because[0]}[{high}]"]
+    assert ", each seed&#39;s final validation loss: " in shown
+
+
+def test_seeds_that_all_overflowed_are_said_in_words(labs: dict[str, TraceSet]) -> None:
+    traces = labs["gradient-flow-v4"]
+    shown = "; ".join(decided_by(traces, "residual-trains-deeper", "sig4"))
+    assert "overflowed in every seed" in shown
+    assert "10³⁰⁸" not in shown
