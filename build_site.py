@@ -41,19 +41,19 @@ with its PDF edition when it has one. The browser and bad-input gates run in the
 ./dev test"""
 
 
-def options(args: argparse.Namespace) -> site_build.Options:
+def options(args: argparse.Namespace, root: Path = ROOT) -> site_build.Options:
     """The build's options from the parsed command line."""
     names = [field.name for field in dataclasses.fields(site_build.Options)]
     given = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
-    return site_build.Options(**{"out": ROOT / "site", **given, "traces": tuple(args.traces)})
+    return site_build.Options(**{"out": root / "site", **given, "traces": tuple(args.traces)})
 
 
-def run(args: argparse.Namespace, progress: Progress) -> int:
-    """Run the parsed command."""
+def run(args: argparse.Namespace, progress: Progress, root: Path = ROOT) -> int:
+    """Run the parsed command on the project at ``root``."""
     if args.command == "check":
-        return site_check.check(ROOT, args.site, options(args), progress, args.fresh)
+        return site_check.check(root, args.site, options(args, root), progress, args.fresh)
     if args.command != "serve":
-        return getattr(site_build, args.command)(ROOT, options(args), progress)  # build, render
+        return getattr(site_build, args.command)(root, options(args, root), progress)
     from sitebuild.serve import serve
 
     # Every option but --port, for the fresh process that renders after a code edit.
@@ -147,8 +147,9 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run one command; map every failure to one line on stderr."""
+def main(argv: list[str] | None = None, root: Path = ROOT) -> int:
+    """Run one command on the project at ``root`` (this file's folder; a test may name a copy
+    whose code is this one); map every failure to one line on stderr."""
     argv = sys.argv[1:] if argv is None else argv
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
         argv = ["build", *argv]
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     progress = Progress(args.command)
     try:  # SIGTERM stops a build as Ctrl-C does: temporary folders go, the site stays as it was
         with interrupts.stopping_on_signals():
-            return run(args, progress)
+            return run(args, progress, root)
     except LocatedError as err:
         print(" ".join(str(err).split()), file=sys.stderr)
     except KeyboardInterrupt:

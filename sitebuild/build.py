@@ -202,7 +202,7 @@ def site_phases(root: Path, options: Options, context: PageContext, progress: Pr
         with progress.phase("gates") as notes:
             findings = gates.run_gates(tmp, context.traces, context.references,
                                        drawn_svgs(context), base=served_path(options.site_url),
-                                       shown_as=shown(options.out))
+                                       shown_as=shown(options.out), docs_dir=root / "docs")
             if findings:
                 listed = options.build_dir / "findings.txt"
                 write_atomic(listed, "".join(f"{finding}\n" for finding in findings))

@@ -64,7 +64,7 @@ def check(root: Path, site: Path, options: Options, progress: Progress,
         with progress.phase("gates") as notes:
             findings = gates.run_gates(site, inputs.traces, context.references,
                                        drawn_svgs(context), base=served_path(options.site_url),
-                                       shown_as=shown(site))
+                                       shown_as=shown(site), docs_dir=root / "docs")
             findings += [finding.shown_as(shown(site), None)
                          for finding in compare_sites(site, rebuilt)]
             notes.append(f"{len(findings)} finding(s)" if findings else "no findings")

@@ -6,8 +6,9 @@ Contract:
 - `build(out, build_dir, ...)` runs `build_site.py build` with `--build-dir` and `--out`
   always given, so no test's build writes into the repository's own `build/` or `site/`; by
   default from the golden trace and the golden learner report (`traces=()`: run the engine).
-  ``in_process=True`` runs it in the test's own process (no interpreter to start): only for
-  the project itself, since a copy's edited code must be the code that runs.
+  ``in_process=True`` runs it in the test's own process (no interpreter to start), on
+  ``project`` (the code that runs is this checkout's: a copy whose Python was edited must
+  build in its own process).
 - `project_copy(base)` is a copy of the project (sources and docs) that a test may break.
 - `Published.snapshot(out)` records a published site; `assert_failed_cleanly(done,
   previous_site, phase, build_dir)` is the one check of a failed build: exit 1, no traceback,
@@ -94,20 +95,19 @@ def build(out: Path, build_dir: Path, *, traces: Sequence[Path] = (GOLDEN_TRACE,
     if report is not None:
         args += ["--report", str(report)]
     if in_process:
-        assert project == ROOT, "a project copy's code runs only in its own process"
-        return run_here([*args, *extra], env)
+        return run_here([*args, *extra], project, env)
     return run([*args, *extra], project, env)
 
 
-def run_here(args: Sequence[str], env: dict[str, str] | None = None,
+def run_here(args: Sequence[str], project: Path = ROOT, env: dict[str, str] | None = None,
              ) -> subprocess.CompletedProcess[str]:
-    """``build_site.py ARGS`` in this process: its exit status and what it printed."""
+    """``build_site.py ARGS`` on ``project`` in this process: its exit status and output."""
     import build_site
 
     stdout, stderr = io.StringIO(), io.StringIO()
     with (mock.patch.dict(os.environ, env or {}), contextlib.redirect_stdout(stdout),
           contextlib.redirect_stderr(stderr)):
-        code = build_site.main(list(args))
+        code = build_site.main(list(args), project)
     return subprocess.CompletedProcess(["build_site.py", *args], code, stdout.getvalue(),
                                        stderr.getvalue())
 

@@ -1,13 +1,13 @@
 """Failed builds are atomic and one line: every way a build can fail, in one table.
 
 Each case makes one defect — a bad trace or learner report, a broken page (on a copy of the
-project), a missing tool — and builds over a copy of a good site: in the test's own process,
-except where a project copy must run its own code (the page, notebook and code edits), which
-build in a child process as a user's command does. Every failure must pass
-`site_support.assert_failed_cleanly`: exit 1, no traceback, exactly one located line on stderr
-(`FILE:LINE: `, `FILE: ` or `PHASE: `), the failed phase named last on stdout, and the
-previous site byte-identical with nothing left beside it. Each case also says where its line
-must point. Hostile but valid parameter names must build and show up escaped, never as markup.
+project), a missing tool — and builds over a copy of a good site, in the test's own process;
+only a copy whose Python was edited builds in a child process, since its own code must run.
+Every failure must pass `site_support.assert_failed_cleanly`: exit 1, no traceback, exactly
+one located line on stderr (`FILE:LINE: `, `FILE: ` or `PHASE: `), the failed phase named last
+on stdout, and the previous site byte-identical with nothing left beside it. Each case also
+says where its line must point. Hostile but valid parameter names must build and show up
+escaped, never as markup.
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ class Attempt:
 
     line: str  # a regex the stderr line must match from its start
     options: dict[str, object] = field(default_factory=dict)
+    in_process: bool = True  # False: the build runs edited Python, in its own process
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def code_edit(phase: str, path: str, old: str, new: str, line: str) -> Failure:
         text = module.read_text(encoding="utf-8")
         assert old in text, old
         module.write_text(text.replace(old, new), encoding="utf-8")
-        return Attempt(line, {"project": proj})
+        return Attempt(line, {"project": proj}, in_process=not path.endswith(".py"))
 
     return Failure(phase, setup)
 
@@ -297,8 +298,8 @@ def test_a_failed_build_is_one_line_and_keeps_the_previous_site(
     failure = FAILURES[case]
     attempt = failure.setup(tmp_path, previous_site.path)
     build_dir = tmp_path / "build"
-    in_process = "project" not in attempt.options
-    done = build(previous_site.path, build_dir, in_process=in_process, **attempt.options)
+    done = build(previous_site.path, build_dir, in_process=attempt.in_process,
+                 **attempt.options)
     line = assert_failed_cleanly(done, previous_site, failure.phase, build_dir)
     assert re.match(attempt.line, line), f"not {attempt.line}:\n{line[:300]}"
 
