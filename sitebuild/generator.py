@@ -26,9 +26,10 @@ from tracefile.files import write_atomic
 GENERATORS = ("mkdocs", "zensical")
 #: How long a generator may take over the site (it takes seconds).
 GENERATOR_SECONDS = 600
-_DOC_MESSAGE = re.compile(r"Doc file '([^']+)' contains (?:a|an) [\w ]*?link '([^']*)'")
+#: MkDocs' one complaint that names a page with nothing else to locate it by: an exception
+#: while reading or rendering it (links are the links gate's, on the built pages; the nav is
+#: checked from the settings, ``check_nav``).
 _PAGE_ERROR = re.compile(r"Error (?:reading|building) page '([^']+)'")
-_NAV_MISSING = re.compile(r"A reference to '([^']+)' is included in the 'nav' configuration")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # colours in a tool's output
 _GENERATOR_TAG = re.compile(r'[ \t]*<meta name="generator" content="[^"]*">\n?')
 
@@ -58,6 +59,7 @@ def mkdocs_build(root: Path, pages_dir: Path, site_dir: Path, site_url: str | No
     """``mkdocs build`` of ``pages_dir`` into ``site_dir``, on a copy of the settings beside
     the pages (``mkdocs_settings``): ``--strict`` unless told otherwise (the preview's build,
     which tells its warnings, returned here, rather than stop at one)."""
+    check_nav(root, pages_dir, read_settings(root).get("nav", []))
     settings = mkdocs_settings(root, pages_dir, site_url)
     done = run_limited(child_command("mkdocs", ["build", "--strict" if strict else "--no-strict",
                                                 "--config-file", str(settings),
@@ -89,6 +91,19 @@ def settings_for(root: Path, pages_dir: Path, site_url: str | None) -> dict[str,
     if site_url:
         config["site_url"] = site_url
     return config
+
+
+def check_nav(root: Path, pages_dir: Path, nav: Any) -> None:
+    """Every page mkdocs.yml's ``nav`` names is a rendered page (a link elsewhere is not):
+    the first that is not stops the build at its line of mkdocs.yml."""
+    entries = [nav] if isinstance(nav, str) else (
+        nav.values() if isinstance(nav, dict) else nav if isinstance(nav, list) else [])
+    for entry in entries:
+        if isinstance(entry, list | dict):
+            check_nav(root, pages_dir, entry)
+        elif isinstance(entry, str) and "://" not in entry and not (pages_dir / entry).is_file():
+            raise BuildError("mkdocs.yml", f"nav: {entry!r} is not a page of docs/",
+                             line_holding(root / "mkdocs.yml", (entry,)))
 
 
 #: What mkdocs.yml may hold that Zensical (0.0.x) does not do: a build with it fails rather
@@ -142,6 +157,7 @@ def read_settings(root: Path) -> dict[str, Any]:
 
 
 def _zensical(root: Path, pages_dir: Path, site_dir: Path, site_url: str | None) -> None:
+    check_nav(root, pages_dir, read_settings(root).get("nav", []))
     settings = pages_dir.parent / "zensical.yml"
     write_atomic(settings, yaml.safe_dump(zensical_config(root, pages_dir, site_url),
                                           sort_keys=False, allow_unicode=True))
@@ -199,20 +215,16 @@ def _complaints(output: str) -> list[str]:
 
 def _located(root: Path, messages: list[str], fallback: str,
                where: str = "mkdocs") -> BuildError:
-    """The first thing MkDocs complained about, located in its page when possible."""
+    """The first thing MkDocs complained about, at its page when it names one."""
     # "Error reading page 'x':" with nothing after it only announces the next message.
     detail = [" ".join(m.split()) for m in messages]
     detail = [m for m in detail if m and not (_PAGE_ERROR.match(m) and m.endswith(":"))]
     if not detail:
         return BuildError(where, fallback)
-    # A nav entry naming no page comes first: the page it was meant for is then "omitted".
-    detail.sort(key=lambda message: not _NAV_MISSING.match(message))
     first = detail[0] + (f" (and {len(detail) - 1} more)" if len(detail) > 1 else "")
-    if entry := _NAV_MISSING.match(first):
-        return BuildError("mkdocs.yml", first, line_holding(root / "mkdocs.yml", (entry[1],)))
-    if page := _DOC_MESSAGE.match(first) or _PAGE_ERROR.match(first):
-        rel = f"docs/{page.group(1)}"
+    if page := _PAGE_ERROR.match(first):
         quoted = re.findall(r"'([^']+)'", first)
-        needle = page.group(2) if page.re is _DOC_MESSAGE else quoted[-1] if quoted[1:] else ""
-        return BuildError(rel, first, line_holding(root / rel, (needle,)))
+        rel = f"docs/{page.group(1)}"
+        return BuildError(rel, first, line_holding(root / rel, (quoted[-1],)) if quoted[1:]
+                          else None)
     return BuildError(where, first)

@@ -16,7 +16,13 @@ from site_support import build_or_fail, published_traces
 from sitebuild.errors import BuildError
 from sitebuild.gates import run_gates
 from sitebuild.gates.links import check_links
-from sitebuild.generator import generate_site, read_settings, strip_generator_tag, zensical_config
+from sitebuild.generator import (
+    check_nav,
+    generate_site,
+    read_settings,
+    strip_generator_tag,
+    zensical_config,
+)
 from sitebuild.paths import CHAPTER_TRACE
 
 
@@ -99,3 +105,19 @@ def test_the_404_page_finds_its_assets_under_the_sub_path_it_was_built_for(
     # The session's site, built for the root of its host, would be unstyled there.
     missed = [f.message for f in check_links(built_site, path) if f.page == "404.html"]
     assert any(".css' leaves the site" in message for message in missed), missed
+
+
+def test_the_nav_names_only_rendered_pages(tmp_path: Path) -> None:
+    pages = tmp_path / "pages"
+    (pages / "labs").mkdir(parents=True)
+    for page in ("index.md", "labs/one.md"):
+        (pages / page).write_text("# A page\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text("nav:\n  - Home: index.md\n  - Labs:\n"
+                                         "    - One: labs/one.md\n    - Two: labs/two.md\n"
+                                         "  - Elsewhere: https://example.org/\n",
+                                         encoding="utf-8")
+    nav = read_settings(tmp_path)["nav"]
+    with pytest.raises(BuildError, match=r"^mkdocs\.yml:5: nav: 'labs/two\.md' is not a page"):
+        check_nav(tmp_path, pages, nav)
+    (pages / "labs" / "two.md").write_text("# Two\n", encoding="utf-8")
+    check_nav(tmp_path, pages, nav)  # every page there, and a link elsewhere is no page
