@@ -10,8 +10,9 @@ page, the headings as the PDF's outline, each entry of the contents with its hea
 (read by poppler's ``pdfinfo`` from a first printing). It is a printed chapter: the contents
 say once where each number's provenance lives; what is for a screen (``.screen-only``: hover,
 tap, downloads) is left out, as are the folds holding listings or a chart's values; every
-other fold is printed open as a boxed section. A missing Playwright, Chromium or pdfinfo, or a
-page that does not load, is a ``BuildError``. The printing runs in a child process of its own
+other fold is printed open as a boxed section, and the exercises' answers in an appendix at
+the end. A missing Playwright, Chromium or pdfinfo, or a page that does not load, is a
+``BuildError``. The printing runs in a child process of its own
 session, ended with every browser process it started when it takes longer than
 ``PRINT_SECONDS``: a page script that never returns cannot hang the build.
 """
@@ -93,6 +94,37 @@ ASSEMBLE = """async ([parts, site]) => {
     section.append(...article.childNodes);
     main.append(section);
   }
+  // An exercise's answer goes to an appendix of answers at the end, as a printed book keeps
+  // them: the exercise says where it is, and the answer names its exercise.
+  const answered = [...main.querySelectorAll("details.question")]
+    .filter((question) => question.querySelector("details.success"));
+  if (answered.length) {
+    const appendix = document.createElement("section");
+    appendix.className = "edition-answers";
+    const heading = document.createElement("h1");
+    heading.id = "edition-answers";
+    heading.textContent = "Answers to the exercises";
+    appendix.append(heading);
+    answered.forEach((question, at) => {
+      const answer = question.querySelector("details.success");
+      const id = "edition-answer-" + (at + 1);
+      const pointer = document.createElement("p");
+      const link = document.createElement("a");
+      link.href = "#" + id;
+      link.textContent = "Its answer is in the appendix";
+      pointer.append(link, ".");
+      answer.replaceWith(pointer);
+      const box = document.createElement("details");
+      box.className = answer.className;
+      box.id = id;
+      const summary = document.createElement("summary");
+      summary.textContent = question.querySelector(":scope > summary").textContent.trim();
+      answer.querySelector(":scope > summary")?.remove();
+      box.append(summary, ...answer.childNodes);
+      appendix.append(box);
+    });
+    main.append(appendix);
+  }
   // Paper has no hover, tap or download: what says so goes, and so do the folds that hold a
   // listing or a chart's values (the web edition has them); every other fold is printed open,
   // as the boxed section it is.
@@ -104,6 +136,7 @@ ASSEMBLE = """async ([parts, site]) => {
     }
     const box = document.createElement("div");
     box.className = "admonition " + fold.className;
+    if (fold.id) box.id = fold.id;
     const title = document.createElement("p");
     title.className = "admonition-title";
     const summary = fold.querySelector(":scope > summary");

@@ -161,6 +161,21 @@ def test_the_parts_keep_their_drawings_and_print_their_folds_open(browser: Any,
         assert tab.evaluate(left) == 0
         assert "The rules that decide the verdicts" in tab.evaluate(
             "document.querySelector('.edition-part').textContent")
+        # The exercises' answers sit in an appendix at the end, each named by its exercise,
+        # and each exercise points to its answer there.
+        answers = tab.evaluate("""() => {
+            const appendix = document.querySelector(".edition-answers");
+            return {last: appendix === appendix.parentElement.lastElementChild,
+                    titles: [...appendix.querySelectorAll(".success > .admonition-title")]
+                        .map((title) => title.textContent),
+                    left: document.querySelectorAll(".question .success").length,
+                    pointers: [...document.querySelectorAll(
+                        ".question a[href^='#edition-answer-']")]
+                        .map((link) => link.getAttribute("href")),
+                    ids: [...appendix.querySelectorAll(".success")].map((box) => box.id)}}""")
+        assert answers["last"] and answers["left"] == 0
+        assert answers["titles"][0] == "Prune one block and predict the loss"
+        assert answers["pointers"] == ["#" + id for id in answers["ids"]] != []
         tab.close()
 
 
