@@ -7,6 +7,9 @@
   (`diagrams.format.number_tokens`; "UTF-8" or "v1" are words): every number is `tv(...)`.
 - The building page states the rules the code applies: what counts as a typed number, what
   may be published, what the preview answers.
+- A command a page prints works when pasted at the project's root after the README's set-up:
+  it names the project's Python (``.venv/bin/python``) or ``./dev``, never a bare ``python``,
+  which on a fresh machine lacks the project's packages.
 """
 
 from __future__ import annotations
@@ -51,6 +54,22 @@ def test_no_raw_listing_markup(page: Path) -> None:
     hits = [(n, line.strip()) for n, line in prose_lines(page.read_text(encoding="utf-8"))
             if RAW_LISTING.search(line)]
     assert hits == [], f"{page.name}: raw listing HTML (use a fenced block): {hits}"
+
+
+#: Inline code that starts a Python command other than the project's own.
+BARE_PYTHON = re.compile(r"(?<!`)`(?:python3?|pip3?) [^`\n]*`(?!`)")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_a_printed_command_names_the_projects_python(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    hits = [(text.count("\n", 0, m.start()) + 1, m.group(0)) for m in BARE_PYTHON.finditer(text)]
+    assert hits == [], f"{page.name}: a command that fails when pasted (.venv/bin/python): {hits}"
+
+
+def test_the_command_lint_catches_a_bare_python() -> None:
+    assert BARE_PYTHON.search("Run `python -m engine trace` here.")
+    assert not BARE_PYTHON.search("Run `.venv/bin/python -m engine trace` or `./dev run`.")
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
