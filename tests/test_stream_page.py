@@ -13,6 +13,7 @@ from site_support import BuiltSite, published_traces
 
 from diagrams import charts_residual_stream
 from sitebuild.gates.audit import audit_site
+from tracefile.schemas.stream_claims import CLAIMS
 
 pytestmark = pytest.mark.slow
 
@@ -86,3 +87,16 @@ def test_the_exercises_fold_their_answers(page: str) -> None:
 def test_the_page_weight_stays_within_budget(built_site: Path) -> None:
     size = (built_site / PAGE).stat().st_size
     assert size < PAGE_BUDGET, f"{PAGE} is {size} bytes"
+
+
+def test_demonstrations_stand_apart_from_the_claims_the_runs_test(page: str) -> None:
+    def claims_in(table: str) -> set[str]:
+        start = page.index(f'id="table-{table}"')
+        rows = page[start:page.index("</table>", start)]
+        return set(re.findall(r'data-trace="residual-stream-v4:CLAIM\[([a-z-]+)\]\.verdict"',
+                              rows))
+
+    demonstrations = {claim.key for claim in CLAIMS if claim.construction}
+    assert {"stream-is-sum", "add-is-cheap"} <= demonstrations
+    assert claims_in("demonstrations") == demonstrations
+    assert claims_in("verdicts") == {claim.key for claim in CLAIMS} - demonstrations

@@ -1,7 +1,9 @@
 """Claims a lab tests, as the trace contract declares them: words, section and rule in words.
 
 Contract: a ``Claim`` names a claim (its key in the trace's ``CLAIM`` records), the words a page
-shows, the page section that runs it and its rule in words. The rule itself, as code, lives with
+shows, the page section that runs it and its rule in words; a claim whose rule cannot come out
+but one way, given what the lab chose to run, says why in ``construction``: it is a
+demonstration, shown apart from the claims a run tests. The rule itself, as code, lives with
 the experiment that decides it (``engine/experiments/*/claims.py``), which records each verdict
 once, with the paths of the values it was decided from (``because``); the parser checks only
 that every declared claim has exactly one verdict, one of ``VERDICTS``, whose values are
@@ -20,12 +22,14 @@ VERDICTS = ("supports", "qualifies", "contradicts", "inconclusive")
 
 @dataclass(frozen=True)
 class Claim:
-    """One claim: its key in the trace, its words, the section that runs it, its rule in words."""
+    """One claim: its key in the trace, its words, the section that runs it, its rule in words,
+    and, for a demonstration, why it holds by construction."""
 
     key: str
     words: str
     section: str
     rule: str
+    construction: str = ""
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,9 @@ _TRAINING = (
 _ANALYSES = (
     Claim("stream-is-sum", "The stream is the embedding plus every block's write", "sum",
           "Supports when adding the writes to the embedding in the forward's order gives the "
-          "last state bit for bit; contradicts otherwise."),
+          "last state bit for bit; contradicts otherwise.",
+          construction="An identity of the architecture: the sum repeats the forward's own "
+          "additions in the forward's order, so only a fault in the engine could break it."),
     Claim("blocks-nudge", "Each block only nudges a stream that is already mostly right",
           "rewrite-then-edit",
           "A block nudges when its write is less than half the norm of the stream it joins. "
@@ -86,11 +88,17 @@ _ANALYSES = (
     Claim("add-is-cheap", "The add costs next to nothing in arithmetic", "flops",
           "Supports when the adds' share of a block's forward arithmetic is below one part in a "
           "hundred in both the lab's model and the realistic one; contradicts when above a "
-          "tenth in either; qualifies otherwise."),
+          "tenth in either; qualifies otherwise.",
+          construction="A count, not a measurement: an add costs one operation per "
+          "coordinate and a matrix product a multiple of the width, so the widths the lab "
+          "chose fix the share."),
     Claim("add-moves-memory", "The add costs memory traffic rather than arithmetic", "flops",
           "Supports when, in one forward of the lab's model, the residual adds do less than a "
           "tenth of the matrix products' floating-point operations per byte moved; contradicts "
-          "when at least half as many; qualifies otherwise."),
+          "when at least half as many; qualifies otherwise.",
+          construction="A count from the tape: an add does one operation for every three "
+          "values it reads and writes, a matrix product one for every few, whatever the model "
+          "learned."),
     Claim("stream-dominates-memory", "Activation memory is dominated by the residual tensors",
           "memory",
           "Supports when the stream's states hold more than half of what a training step keeps "
@@ -100,7 +108,10 @@ _ANALYSES = (
           "A badly initialized projection shortcut brings back attenuation", "projection",
           "Supports when the badly scaled shortcut keeps less than a tenth of the gradient ratio "
           "the random shortcut keeps (the same matrix without the factor); contradicts when it "
-          "keeps as much; qualifies otherwise."),
+          "keeps as much; qualifies otherwise.",
+          construction="The badly scaled shortcut is the random one times a gain below one "
+          "that the lab chose, so the gradient shrinks by about that gain at every widening "
+          "block: the gain and the number of blocks chosen decide the rule, not the run."),
 )
 
 CLAIMS = (*_TRAINING, *_ANALYSES)
