@@ -4,9 +4,7 @@ Contract: ``decided_by(traces, key, fmt)`` is a Markup item for each value path 
 default trace's ``CLAIM[key].because``, in order, naming the record it belongs to in words
 (the record spec's ``label`` with each ``{key}`` shown as that traced value; else the
 record's key; nothing for a once record), what the value is (its key's doc) and the value
-as ``traced`` shows it in ``fmt``: a list of several numbers (a value per seed) as its
-least and largest element, each traced (``low–high``), or one of them where both show the
-same; a list whose every value overflowed (``OVERFLOWED``) in words.
+as ``diagrams.format.traced_range`` shows it in ``fmt`` (a value per seed by its two ends).
 """
 
 from __future__ import annotations
@@ -15,9 +13,9 @@ import re
 
 from markupsafe import Markup
 
-from diagrams.format import format_value, traced
+from diagrams.format import traced, traced_range
 from tracefile import TraceSet
-from tracefile.values import OVERFLOWED, PATH_RE
+from tracefile.values import PATH_RE
 
 
 def decided_by(traces: TraceSet, key: str, fmt: str) -> list[Markup]:
@@ -31,7 +29,8 @@ def _item(traces: TraceSet, path: str, fmt: str) -> Markup:
     trace = traces.traces[traces.default]
     spec = trace.schema.specs[parts["kind"]]
     record = f"{parts['kind']}[{parts['key']}]" if parts["key"] else parts["kind"]
-    what = Markup("{}: {}").format(spec.by_name[parts["field"]].doc, _value(traces, path, fmt))
+    what = Markup("{}: {}").format(spec.by_name[parts["field"]].doc,
+                                   traced_range(traces, path, fmt))
     if spec.label:
         label = _label(traces, record, spec.label, fmt)
     elif spec.keyed_by:
@@ -45,16 +44,3 @@ def _label(traces: TraceSet, record: str, label: str, fmt: str) -> Markup:
     pieces = re.split(r"\{([^{}]*)\}", label)  # words, key, words, key, ..., words
     return Markup("").join(traced(traces, f"{record}.{piece}", fmt) if i % 2 else piece
                            for i, piece in enumerate(pieces))
-
-
-def _value(traces: TraceSet, path: str, fmt: str) -> Markup:
-    value = traces.resolve(path)
-    if not (isinstance(value, tuple) and len(value) > 1
-            and all(isinstance(item, float) for item in value)):
-        return traced(traces, path, fmt)
-    if all(abs(item) == OVERFLOWED for item in value):
-        return Markup("overflowed in every seed")
-    low, high = (f"{path}[{value.index(end(value))}]" for end in (min, max))
-    if format_value(traces.resolve(low), fmt) == format_value(traces.resolve(high), fmt):
-        return traced(traces, low, fmt)
-    return Markup("{}–{}").format(traced(traces, low, fmt), traced(traces, high, fmt))

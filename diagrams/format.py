@@ -8,7 +8,10 @@ Contract:
   significant digits and a power of ten in superscript, for values like a gradient check's
   worst error: 5.869e-10 → "5.87 × 10⁻¹⁰"); minus is U+2212; vectors and shapes "[2, −1]";
   ints "4"; bools "true"/"false"; names as-is; names lists "a, b".
-- ``traced(traces, path, fmt)``: the HTML span that carries a value's provenance.
+- ``traced(traces, path, fmt)``: the HTML span that carries a value's provenance;
+  ``traced_range(traces, path, fmt)`` a list of several numbers (a value per seed) as its least
+  and largest element, each traced (``low–high``; one where both show the same; in words
+  where every value overflowed), any other value as ``traced`` shows it.
 - ``number_tokens(text)``: the one definition of "a number in text" (used by the audit).
 """
 
@@ -23,7 +26,7 @@ from markupsafe import Markup, escape
 
 from diagrams.errors import RenderError
 from tracefile import Trace, TraceSet
-from tracefile.values import trace_repr
+from tracefile.values import OVERFLOWED, trace_repr
 
 FORMATS = ("exact", "fixed6", "sig4", "sci", "percent")
 #: A yes/no value's two words, for true and for false ("moved/stayed"): a format of its own.
@@ -169,6 +172,20 @@ def traced(traces: Trace | TraceSet, path: str, fmt: str = "exact", tag: str = "
         "{stored}>{display}</{tag}>"
     ).format(tag=tag, path=path, what=what, fmt=fmt, listed=listed, stored=stored,
              display=display)
+
+
+def traced_range(traces: Trace | TraceSet, path: str, fmt: str = "exact") -> Markup:
+    """A list of numbers by its two ends, each traced (see the module doc)."""
+    value = traces.resolve(path)
+    if not (isinstance(value, tuple) and len(value) > 1
+            and all(isinstance(item, float) for item in value)):
+        return traced(traces, path, fmt)
+    if all(abs(item) == OVERFLOWED for item in value):
+        return Markup("overflowed in every seed")
+    low, high = (f"{path}[{value.index(end(value))}]" for end in (min, max))
+    if format_value(traces.resolve(low), fmt) == format_value(traces.resolve(high), fmt):
+        return traced(traces, low, fmt)
+    return Markup("{}–{}").format(traced(traces, low, fmt), traced(traces, high, fmt))
 
 
 def _inert(markup: Markup) -> Markup:

@@ -44,7 +44,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="python -m engine",
-        description="Run the Chapter 24 residual-connection fixtures.",
+        description="Run the residual-connections chapter's experiments: their traces, their "
+                    "records in records/ and the learner report.",
         epilog="Every command first pins the numerics: OpenBLAS's Haswell kernels on one "
         "thread and numpy's loops up to X86_V3 on an x86-64 CPU with AVX2 (whatever "
         "OPENBLAS_CORETYPE or NPY_*_CPU_FEATURES say), so traces have the same bytes on every "

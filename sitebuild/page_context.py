@@ -22,7 +22,7 @@ from typing import Any
 from markupsafe import Markup
 
 from diagrams.claim_reasons import decided_by
-from diagrams.format import format_value, traced, wrappable
+from diagrams.format import format_value, traced, traced_range, wrappable
 from diagrams.shown_html import shown_html_script
 from diagrams.svg import NARROW
 from diagrams.words import claim_rule, number_words, trace_rules, verdict_term
@@ -110,6 +110,7 @@ class PageContext:
             "spread": lambda record, fmt=PROSE_FORMAT, keys=SPREAD_KEYS: spread(
                 page_traces, record, fmt, keys),
             "decided_by": lambda key, fmt=PROSE_FORMAT: decided_by(page_traces, key, fmt),
+            "seed_range": lambda path, fmt=PROSE_FORMAT: traced_range(page_traces, path, fmt),
             "diagram": lambda name: self.diagram(name, numbering),
             "chart": lambda name, caption="": self.chart(name, caption, numbering, page),
             "table": lambda name: self.table(name, numbering),
