@@ -169,7 +169,8 @@ def _analyses(corpus: ArithmeticCorpus, seed: int, facts: CorpusFacts, trained: 
     shortcuts = projection(seed, projection_config)
     progress(8, "done")
     return decide_claims(SCHEMA, ResidualStreamResults(
-        current(), facts, trained, longer, Analysis(residual.curve, plain.curve, config.sequences,
-                                 int(targets.size)),
-        summed, lens, exits, cut, pruned, swaps, quantized, precise, counts, memory, intense,
-        shortcuts), RULES)
+        numerics=current(), corpus=facts, training=trained, long=longer,
+        analysis=Analysis(residual.curve, plain.curve, config.sequences, int(targets.size)),
+        stream=summed, lens=lens, early_exit=exits, lesions=cut, pruning=pruned,
+        reordering=swaps, quantization=quantized, precision=precise, flops=counts,
+        memory=memory, intensity=intense, projection=shortcuts), RULES)
