@@ -14,7 +14,7 @@ import pytest
 from paths import RECORDS_DIR
 
 from engine.errors import EngineError
-from engine.experiments.claims import Decided, decide, decide_claims
+from engine.experiments.claims import Decided, MissingArms, decide, decide_claims
 from engine.experiments.gradient_flow import claims as gradient_rules
 from engine.experiments.residual_stream import claims as rules
 from engine.experiments.residual_stream.claims import (
@@ -212,6 +212,13 @@ def test_a_gradients_claim_whose_arms_are_missing_is_inconclusive() -> None:
     training = [claim for claim in GRADIENT_CLAIMS[1:] if claim.section == "training"]
     verdicts = {verdict_of(gradient_rules.RULES[claim.key], grid) for claim in training}
     assert verdicts == {"inconclusive"}
+    # A grid with no arm is inconclusive too, decided from the list that shows it empty.
+    def no_arm(get: Callable[[str], Any]) -> str:
+        if not get("TRAINING-CONFIG.arm-names")[1:]:
+            raise MissingArms("one arm is nothing to compare")
+        return "supports"
+    assert decide(no_arm, resolver({"TRAINING-CONFIG.arm-names": ("only",)})) == Decided(
+        "inconclusive", ("TRAINING-CONFIG.arm-names",))
 
 
 def clipping(default: int = 5, clipped: tuple[int, float] = (0, 0.5),

@@ -5,8 +5,9 @@ a ``claims`` field) with one ``ClaimVerdict`` per claim ``schema`` declares, in 
 verdict ``rules[key]`` returns for the values of the trace these results write (resolved by
 trace path, so a rule reads exactly what a page shows), and the paths of the values it was
 decided from: those the rule names (``Decided``) or else every value it read but lists of
-names, which only say what exists. A rule raises ``MissingArms`` when the grid lacks what it
-compares; the verdict is then ``inconclusive``, decided from what the rule read. ``rules``
+names, which only say what exists (those too when it read nothing else). A rule raises
+``MissingArms`` when the grid lacks what it compares; the verdict is then ``inconclusive``,
+decided from what the rule read. ``rules``
 must name exactly the declared claims. The trace records the verdict; nothing decides it again.
 """
 
@@ -44,20 +45,21 @@ class MissingArms(LookupError):
 def decide(rule: Rule, get: Callable[[str], Any]) -> Decided:
     """The verdict of ``rule`` over the values ``get`` resolves, and the values it came from."""
     read: list[str] = []
+    listed: list[str] = []  # lists of names, which only say what exists
 
     def reading(path: str) -> Any:
         value = get(path)
-        if not (isinstance(value, tuple) and value and all(isinstance(v, str) for v in value)):
-            read.append(path)  # a list of names only says what exists
+        names = isinstance(value, tuple) and value and all(isinstance(v, str) for v in value)
+        (listed if names else read).append(path)
         return value
 
     try:
         decided = rule(reading)
-    except MissingArms:
+    except MissingArms:  # decided from what was there to read: at least the lists
         decided = "inconclusive"
     if isinstance(decided, Decided):
         return decided
-    return Decided(decided, tuple(dict.fromkeys(read)))
+    return Decided(decided, tuple(dict.fromkeys(read or listed)))
 
 
 def decide_claims(schema: TraceSchema, results: Any, rules: Mapping[str, Rule]) -> Any:
