@@ -6,8 +6,10 @@ Contract: ``number_words(n)`` spells ``0 <= n < 1_000_000`` ("zero", "twelve", "
 "one hundred and five", "ten thousand", "two thousand and five"); anything else is a
 ValueError. ``verdict_term(word)`` and ``claim_rule(claim)`` render a verdict word where a page
 defines it and a claim's declared rule: the only ways a page shows a verdict word that is not
-a traced value (the audit accepts exactly these renderings). ``trace_rules()`` are the
-trace reader's rules with their limits in words.
+a traced value (the audit accepts exactly these renderings), and ``claim_changes(claim)``
+each earlier rule of a claim with the verdict it gave and the commit it lasted until (the
+lab's verdict changelog). ``trace_rules()`` are the trace reader's rules with their limits
+in words.
 """
 
 from __future__ import annotations
@@ -53,6 +55,14 @@ def claim_rule(claim: Claim) -> Markup:
     """A claim's rule as declared in the trace contract."""
     return Markup('<span class="claim-rule" data-claim="{}">{}</span>').format(claim.key,
                                                                               claim.rule)
+
+
+def claim_changes(claim: Claim) -> list[Markup]:
+    """Each earlier rule of ``claim``, as the lab's verdict changelog shows it."""
+    return [Markup('<span class="claim-change" data-claim="{}">Until commit <code>{}</code> '
+                   "the rule was: {} It gave <em>{}</em>.</span>").format(
+                       claim.key, change.until, change.rule, change.verdict)
+            for change in claim.changes]
 
 
 def trace_rules() -> list[str]:

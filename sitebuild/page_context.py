@@ -25,7 +25,7 @@ from diagrams.claim_reasons import decided_by
 from diagrams.format import format_value, traced, traced_range, wrappable
 from diagrams.shown_html import shown_html_script
 from diagrams.svg import NARROW
-from diagrams.words import claim_rule, number_words, trace_rules, verdict_term
+from diagrams.words import claim_changes, claim_rule, number_words, trace_rules, verdict_term
 from sitebuild.citations import PageCitations, Reference, pinned, render_pin
 from sitebuild.notebooks import NOTEBOOKS
 from sitebuild.numbering import Numbering
@@ -128,6 +128,7 @@ class PageContext:
             "number_words": number_words,
             "verdict_term": verdict_term,
             "claim_rule": claim_rule,
+            "claim_changes": claim_changes,
             "trace_rules": trace_rules,
             "wrappable": wrappable,
             "cite": PageCitations(self.references),

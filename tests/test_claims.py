@@ -129,6 +129,9 @@ def test_every_claim_is_declared_once_with_words_a_page_can_show() -> None:
         assert re.fullmatch(r"[a-z][a-z-]*", claim.key) and re.fullmatch(r"[a-z-]+",
                                                                           claim.section)
         assert not re.search(r"[0-9]", claim.words + claim.rule + claim.construction), claim.key
+        for change in claim.changes:  # an earlier rule: its words, its verdict, its commit
+            assert not re.search(r"[0-9]", change.rule) and change.verdict in VERDICTS
+            assert re.fullmatch(r"[0-9a-f]{7,40}", change.until), claim.key
     for claim in TRAINING:
         assert verdict_of(RULES[claim.key], evidence()) == "inconclusive"  # no arm to compare
 
@@ -197,6 +200,17 @@ def stacks(**finals: tuple[float, ...]) -> Callable[[str], Any]:
 ])
 def test_plain_degrades(finals, verdict) -> None:
     assert verdict_of(gradient_rules.plain_degrades, stacks(**finals)) == verdict
+
+
+@pytest.mark.parametrize(("zero", "scaled", "verdict"), [
+    (0.1, 0.5, "supports"), (0.5, 0.1, "contradicts"), (0.1, 0.11, "inconclusive")])
+def test_the_zero_start_is_judged_against_the_better_other_start(zero, scaled, verdict) -> None:
+    grid = stacks(residual_zero_8=spread(zero), residual_scaled_8=spread(scaled),
+                  residual_default_8=spread(9.0))  # the default start diverges: not the control
+    decided = decide(gradient_rules.identity_start_helps, grid)
+    assert decided.verdict == verdict
+    assert decided.because == ("ARM[residual_zero_8].final-loss",
+                               "ARM[residual_scaled_8].final-loss")
 
 
 @pytest.mark.parametrize(("residual", "verdict"), [(0.1, "supports"), (0.9, "contradicts"),

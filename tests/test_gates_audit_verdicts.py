@@ -8,9 +8,10 @@ import pytest
 from paths import RECORDS_DIR
 
 from diagrams.format import traced
-from diagrams.words import claim_rule, verdict_term
+from diagrams.words import claim_changes, claim_rule, verdict_term
 from sitebuild.gates.audit import audit_page, rendered_terms
 from tracefile import SCHEMAS, TraceSet, load_trace
+from tracefile.schemas.gradient_claims import CLAIMS as GRADIENT_CLAIMS
 from tracefile.schemas.stream_claims import CLAIMS
 
 TRACE_ID = "residual-stream-v4"
@@ -56,7 +57,17 @@ def test_verdict_terms_and_rules_pass_exactly_as_rendered(traces: TraceSet) -> N
                          f"<ul><li>{rule}</li></ul>") == []
 
 
+CHANGED = next(claim for claim in GRADIENT_CLAIMS if claim.changes)
+
+
+def test_an_earlier_rule_passes_exactly_as_its_changelog_renders_it(traces: TraceSet) -> None:
+    (change,) = claim_changes(CHANGED)
+    assert "<code>" in change and CHANGED.changes[0].verdict in change
+    assert audit(traces, f"<ul><li>{change}</li></ul>") == []
+
+
 @pytest.mark.parametrize("html", [
+    str(claim_changes(CHANGED)[0]).replace("It gave <em>supports", "It gave <em>contradicts"),
     '<dfn class="verdict-term">supports it</dfn>',
     '<span class="claim-rule" data-claim="deep-plain-fails">It supports the claim.</span>',
     str(claim_rule(CLAIMS[0])).replace("supports when", "supports whenever"),

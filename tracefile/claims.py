@@ -3,7 +3,10 @@
 Contract: a ``Claim`` names a claim (its key in the trace's ``CLAIM`` records), the words a page
 shows, the page section that runs it and its rule in words; a claim whose rule cannot come out
 but one way, given what the lab chose to run, says why in ``construction``: it is a
-demonstration, shown apart from the claims a run tests. The rule itself, as code, lives with
+demonstration, shown apart from the claims a run tests. A rule changed after its verdict was
+recorded keeps the earlier rule in ``changes`` (``RuleChange``: its words, the verdict it
+gave, the last commit whose records it decided), which the lab shows as its verdict
+changelog: nothing is re-tuned silently. The rule itself, as code, lives with
 the experiment that decides it (``engine/experiments/*/claims.py``), which records each verdict
 once, with the paths of the values it was decided from (``because``); the parser checks only
 that every declared claim has exactly one verdict, one of ``VERDICTS``, whose values are
@@ -21,6 +24,16 @@ VERDICTS = ("supports", "qualifies", "contradicts", "inconclusive")
 
 
 @dataclass(frozen=True)
+class RuleChange:
+    """An earlier rule of a claim: its words, the verdict it gave, and the last commit whose
+    records it decided."""
+
+    rule: str
+    verdict: str
+    until: str
+
+
+@dataclass(frozen=True)
 class Claim:
     """One claim: its key in the trace, its words, the section that runs it, its rule in words,
     and, for a demonstration, why it holds by construction."""
@@ -30,6 +43,7 @@ class Claim:
     section: str
     rule: str
     construction: str = ""
+    changes: tuple[RuleChange, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from diagrams.format import format_value, number_tokens
 from diagrams.shown_html import read_shown_html_script
-from diagrams.words import claim_rule, verdict_term
+from diagrams.words import claim_changes, claim_rule, verdict_term
 from sitebuild.citations import Reference, is_rendered_pin, project_references, rendered_citations
 from sitebuild.gates.figures import ExpectedDiagrams, SvgText, compare_svg, svg_text
 from sitebuild.gates.pages import (
@@ -60,7 +60,8 @@ VERDICT_WORD = re.compile(rf"\b(?:{'|'.join(VERDICTS)})\b", re.IGNORECASE)
 CHROME = "around the article (mkdocs.yml's site_name, site_description or nav)"
 CHROME_SOURCE = "mkdocs.yml"
 VETTED = frozenset({("cite", "citation"), ("code", "pinned"), ("dfn", "verdict-term"),
-                    ("span", "claim-rule"), ("span", "element-number"), ("a", "element-ref")})
+                    ("span", "claim-rule"), ("span", "claim-change"), ("span", "element-number"),
+                    ("a", "element-ref")})
 
 
 def audit_site(site_dir: Path, traces: Trace | TraceSet,
@@ -82,9 +83,12 @@ def audit_site(site_dir: Path, traces: Trace | TraceSet,
 
 
 def rendered_terms() -> frozenset[str]:
-    """The exact HTML of every verdict term and of every declared claim's rule."""
-    rules = {str(claim_rule(claim)) for schema in SCHEMAS.values() for claim in schema.claims}
-    return frozenset({*rules, *(str(verdict_term(word)) for word in VERDICTS)})
+    """The exact HTML of every verdict term, of every declared claim's rule and of every
+    earlier rule its verdict changelog shows."""
+    claims = [claim for schema in SCHEMAS.values() for claim in schema.claims]
+    rules = {str(claim_rule(claim)) for claim in claims}
+    changes = {str(change) for claim in claims for change in claim_changes(claim)}
+    return frozenset({*rules, *changes, *(str(verdict_term(word)) for word in VERDICTS)})
 
 
 def audit_page(page: str, html: str, trace: Trace | TraceSet,

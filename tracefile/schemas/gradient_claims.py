@@ -5,7 +5,7 @@ engine/experiments/gradient_flow/claims.py. Words and rules hold no digits.
 
 from __future__ import annotations
 
-from tracefile.claims import Claim
+from tracefile.claims import Claim, RuleChange
 
 CLAIMS = (
     Claim("plain-degrades",
@@ -22,12 +22,20 @@ CLAIMS = (
           "ends below every plain seed, contradicts when the reverse holds, inconclusive "
           "otherwise."),
     Claim("identity-start-helps",
-          "Starting every residual branch at zero trains a deep stack better than the default "
-          "initialization", "training",
+          "Starting every residual branch at zero trains a deep stack better than the "
+          "standard initializations", "training",
           "At the deepest depth, residual stacks whose output projections start at zero against "
-          "the default initialization, each at its best learning rate: supports when every "
-          "seed of the zero start ends lower, contradicts when every seed of the default one "
-          "does, inconclusive otherwise."),
+          "the better of the two other starts (the default, and the one scaled down for depth "
+          "as GPT-2 does), each at its best learning rate: supports when every seed of the "
+          "zero start ends lower, contradicts when every seed of the other does, inconclusive "
+          "otherwise.",
+          changes=(RuleChange(
+              "At the deepest depth, residual stacks whose output projections start at zero "
+              "against the default initialization, each at its best learning rate: supports "
+              "when every seed of the zero start ends lower, contradicts when every seed of the "
+              "default one does, inconclusive otherwise. The default start diverged at every "
+              "rate, so this rule could not come out against the zero start.",
+              "supports", "67f00de"),)),
     Claim("identity-hard-for-plain",
           "A randomly initialized nonlinear layer finds it hard to learn the identity, while a "
           "residual block starts there", "identity",

@@ -81,8 +81,10 @@ def residual_trains_deeper(get: Get) -> Decided:
 def identity_start_helps(get: Get) -> Decided:
     finals = _finals(get)
     depth = _deepest(finals)
-    return _compare(finals.get(("residual", "zero", depth)),
-                    finals.get(("residual", "default", depth)))
+    others = [finals[key] for key in (("residual", "default", depth), ("residual", "scaled", depth))
+              if key in finals]
+    best = min(others, key=lambda other: statistics.median(other[1])) if others else None
+    return _compare(finals.get(("residual", "zero", depth)), best)
 
 
 def identity_hard_for_plain(get: Get) -> str:
