@@ -215,10 +215,16 @@ def test_the_zero_start_is_judged_against_the_better_other_start(zero, scaled, v
 
 @pytest.mark.parametrize(("residual", "verdict"), [(0.1, "supports"), (0.9, "contradicts"),
                                                    (0.5, "inconclusive")])
-def test_residual_trains_deeper_at_the_same_start(residual, verdict) -> None:
-    grid = stacks(plain_default_8=spread(0.5), residual_default_8=spread(residual),
-                  residual_zero_8=spread(0.01))  # another start does not count
-    assert verdict_of(gradient_rules.residual_trains_deeper, grid) == verdict
+def test_residual_at_its_standard_start_meets_plain_at_its_best(residual, verdict) -> None:
+    # The plain stack's best start is the control; the residual stack's default start (which
+    # diverges without norms) and its zero start do not count.
+    grid = stacks(plain_default_8=spread(0.5), plain_scaled_8=spread(0.95),
+                  residual_scaled_8=spread(residual), residual_default_8=spread(9.0),
+                  residual_zero_8=spread(0.01))
+    decided = decide(gradient_rules.residual_trains_deeper, grid)
+    assert decided.verdict == verdict
+    assert decided.because == ("ARM[residual_scaled_8].final-loss",
+                               "ARM[plain_default_8].final-loss")
 
 
 def test_a_gradients_claim_whose_arms_are_missing_is_inconclusive() -> None:
@@ -316,11 +322,11 @@ def test_a_verdict_records_the_values_that_decided_it() -> None:
     assert decide(reads_a_list_too, resolver(values)) == Decided(
         "supports", ("STREAM.exact-in-order",))
     # A grid rule names the two arms it compared, not every arm it read to find them.
-    grid = stacks(plain_default_8=spread(0.5), residual_default_8=spread(0.1),
-                  residual_default_2=spread(0.05))
+    grid = stacks(plain_default_8=spread(0.5), residual_scaled_8=spread(0.1),
+                  residual_scaled_2=spread(0.05))
     decided = decide(gradient_rules.residual_trains_deeper, grid)
     assert decided.verdict == "supports"
-    assert decided.because == ("ARM[residual_default_8].final-loss",
+    assert decided.because == ("ARM[residual_scaled_8].final-loss",
                                "ARM[plain_default_8].final-loss")
 
 

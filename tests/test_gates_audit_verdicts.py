@@ -67,7 +67,8 @@ def test_an_earlier_rule_passes_exactly_as_its_changelog_renders_it(traces: Trac
 
 
 @pytest.mark.parametrize("html", [
-    str(claim_changes(CHANGED)[0]).replace("It gave <em>supports", "It gave <em>contradicts"),
+    str(claim_changes(CHANGED)[0]).replace(
+        f"It gave <em>{CHANGED.changes[0].verdict}", "It gave <em>qualifies"),
     '<dfn class="verdict-term">supports it</dfn>',
     '<span class="claim-rule" data-claim="deep-plain-fails">It supports the claim.</span>',
     str(claim_rule(CLAIMS[0])).replace("supports when", "supports whenever"),

@@ -17,10 +17,18 @@ CLAIMS = (
     Claim("residual-trains-deeper",
           "With residual connections a deep stack trains where a plain one does not",
           "training",
-          "At the deepest depth, residual and plain stacks with the same default "
-          "initialization, each at its best learning rate: supports when every residual seed "
-          "ends below every plain seed, contradicts when the reverse holds, inconclusive "
-          "otherwise."),
+          "At the deepest depth, the residual stack at the standard start for a stack without "
+          "norms (output projections scaled down for depth, as GPT-2 does) against the plain "
+          "stack at the best of its starts, each at its best learning rate: supports when "
+          "every residual seed ends below every plain seed, contradicts when the reverse "
+          "holds, inconclusive otherwise.",
+          changes=(RuleChange(
+              "At the deepest depth, residual and plain stacks with the same default "
+              "initialization, each at its best learning rate: supports when every residual "
+              "seed ends below every plain seed, contradicts when the reverse holds, "
+              "inconclusive otherwise. The default start makes a residual stack without norms "
+              "diverge, so this rule judged the residual path at a start nobody gives one.",
+              "contradicts", "3017a1f"),)),
     Claim("identity-start-helps",
           "Starting every residual branch at zero trains a deep stack better than the "
           "standard initializations", "training",

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.experiments.claims import Decided, MissingArms
+from engine.init import OUTPUT_STARTS as INITS
 
 Get = Callable[[str], Any]
 
@@ -71,20 +72,25 @@ def _deepest(finals: dict[tuple[str, str, int], Finals]) -> int:
     return max(key[2] for key in finals)
 
 
+def _best_start(finals: dict[tuple[str, str, int], Finals], variant: str, depth: int,
+                starts: tuple[str, ...]) -> Finals | None:
+    """The variant's finals at ``depth`` with the start of ``starts`` whose median is lowest."""
+    found = [finals[key] for key in ((variant, start, depth) for start in starts) if key in finals]
+    return min(found, key=lambda one: statistics.median(one[1])) if found else None
+
+
 def residual_trains_deeper(get: Get) -> Decided:
     finals = _finals(get)
     depth = _deepest(finals)
-    return _compare(finals.get(("residual", "default", depth)),
-                    finals.get(("plain", "default", depth)))
+    return _compare(finals.get(("residual", "scaled", depth)),
+                    _best_start(finals, "plain", depth, INITS))
 
 
 def identity_start_helps(get: Get) -> Decided:
     finals = _finals(get)
     depth = _deepest(finals)
-    others = [finals[key] for key in (("residual", "default", depth), ("residual", "scaled", depth))
-              if key in finals]
-    best = min(others, key=lambda other: statistics.median(other[1])) if others else None
-    return _compare(finals.get(("residual", "zero", depth)), best)
+    return _compare(finals.get(("residual", "zero", depth)),
+                    _best_start(finals, "residual", depth, ("default", "scaled")))
 
 
 def identity_hard_for_plain(get: Get) -> str:
