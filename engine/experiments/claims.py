@@ -7,8 +7,9 @@ trace path, so a rule reads exactly what a page shows), and the paths of the val
 decided from: those the rule names (``Decided``) or else every value it read but lists of
 names, which only say what exists (those too when it read nothing else). A rule raises
 ``MissingArms`` when the grid lacks what it compares; the verdict is then ``inconclusive``,
-decided from what the rule read. ``rules``
-must name exactly the declared claims. The trace records the verdict; nothing decides it again.
+decided from the lists it read (every arm it looked at would make a record no reader uses).
+``rules`` must name exactly the declared claims. The trace records the verdict; nothing
+decides it again.
 """
 
 from __future__ import annotations
@@ -55,8 +56,8 @@ def decide(rule: Rule, get: Callable[[str], Any]) -> Decided:
 
     try:
         decided = rule(reading)
-    except MissingArms:  # decided from what was there to read: at least the lists
-        decided = "inconclusive"
+    except MissingArms:  # decided by the lists of what exists, which lack what it compares
+        return Decided("inconclusive", tuple(dict.fromkeys(listed or read)))
     if isinstance(decided, Decided):
         return decided
     return Decided(decided, tuple(dict.fromkeys(read or listed)))

@@ -9,7 +9,6 @@ descent every trained experiment of the lab uses.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -18,9 +17,11 @@ import numpy as np
 from engine.optim import SGD
 from engine.tensor import TensorValue
 from engine.worked_example.common import Vector, flat
+from tracefile.values import OVERFLOWED
 
-#: What an overflowed value is written as (with its sign); a flag next to it says it overflowed.
-CAP = sys.float_info.max
+#: What an overflowed value is written as (with its sign): the trace contract's mark; a flag
+#: next to it says it overflowed.
+CAP = OVERFLOWED
 
 
 def norm(values: Any) -> float:

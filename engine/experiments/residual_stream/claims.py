@@ -98,11 +98,11 @@ def _because(*arms: ArmEvidence | None, format_only: bool = False) -> tuple[str,
             *dict.fromkeys(arm.path for arm in arms if arm is not None))
 
 
-def deep_plain_fails(get: Get) -> Decided | str:
+def deep_plain_fails(get: Get) -> Decided:
     evidence = evidence_from_trace(get)
     deep = [d for d in evidence.depths("plain", "pre") if d >= 4]
     if not deep:
-        return "inconclusive"
+        raise MissingArms("no plain decoder of four blocks or more")
     residual = {d: evidence.best("residual", "pre", d) for d in deep}
     plain = {d: evidence.best("plain", "pre", d) for d in deep}
     because = _because(*(arm for d in deep for arm in (residual[d], plain[d])),
@@ -140,14 +140,14 @@ def _postnorm(evidence: Evidence) -> tuple[int, float]:
     return max(a.depth for a in post), max(a.lr for a in post)
 
 
-def postnorm_needs_warmup(get: Get) -> Decided | str:
+def postnorm_needs_warmup(get: Get) -> Decided:
     evidence = evidence_from_trace(get)
     depth, top = _postnorm(evidence)
     post = evidence.of("residual", "post", depth)
     bare = next((a for a in post if a.lr == top and a.warmup == 0), None)
     pre = next((a for a in evidence.of("residual", "pre", depth) if a.lr == top), None)
     if bare is None or pre is None:
-        return "inconclusive"
+        raise MissingArms("no post-norm arm without warm-up, or no pre-norm arm, at its rate")
     warmed = [a for a in post if a.lr == top and a.warmup > 0]
     slower = [a for a in post if a.lr < top and a.warmup == 0]
     because = _because(bare, pre, *warmed, *slower, format_only=True)
