@@ -32,6 +32,7 @@ from sitebuild.numbering import Numbering
 from sitebuild.paths import trace_url
 from tracefile import Trace, TraceSet
 from tracefile.errors import LocatedError
+from tracefile.values import OVERFLOWED
 
 
 class PageError(LocatedError):
@@ -333,13 +334,15 @@ def _region(svg: str, label: str) -> Markup:
 
 def spread(traces: TraceSet, record: str, fmt: str, keys: tuple[str, str, str]) -> Markup:
     """``MIDDLE (LOW–HIGH)`` from the keys ``keys`` of ``record``, each a traced value; the
-    range is left out when its two ends show as the same number (it spans nothing)."""
+    range is left out when its two ends show as the same number (it spans nothing), and an
+    end that overflowed (a diverged seed) reads "overflowed"."""
     middle, low, high = (f"{record}.{key}" for key in keys)
     ends = [format_value(traces.resolve(path), fmt) for path in (low, high)]
     if _same_number(*ends):
         return traced(traces, middle, fmt)
-    return Markup("{} ({}–{})").format(traced(traces, middle, fmt), traced(traces, low, fmt),
-                                      traced(traces, high, fmt))
+    shown = [Markup("overflowed") if abs(traces.resolve(path)) == OVERFLOWED
+             else traced(traces, path, fmt) for path in (middle, low, high)]
+    return Markup("{} ({}–{})").format(*shown)
 
 
 def _same_number(one: str, other: str) -> bool:

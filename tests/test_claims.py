@@ -242,31 +242,43 @@ def test_a_gradients_claim_whose_arms_are_missing_is_inconclusive() -> None:
     assert decide(no_arm, grid) == Decided("inconclusive", ("TRAINING-CONFIG.arm-names",))
 
 
-def clipping(default: int = 5, clipped: tuple[int, float] = (0, 0.5),
-             control: float = 0.1, depths: tuple[int, ...] = (8, 32)) -> Callable[[str], Any]:
-    """The clipping runs' best arms: the unclipped stack's diverged seeds, the clipped one's
-    diverged seeds and largest final loss, the control's largest (five seeds, every depth)."""
+INF = float("inf")  # a diverged seed's final loss
+
+
+def clipping(unclipped: tuple[int, float, float] = (5, INF, INF),
+             clipped: tuple[int, float, float] = (0, 0.1, 0.5),
+             control: tuple[float, float] = (0.05, 0.1),
+             depths: tuple[int, ...] = (8, 32),
+             deep_unclipped: tuple[int, float, float] | None = None) -> Callable[[str], Any]:
+    """The clipping runs' best arms, each as (diverged seeds, least and largest final loss),
+    the control's as (least, largest), at every depth; ``deep_unclipped`` replaces the
+    unclipped stack's at the deepest depth. The loss of predicting zero is 1."""
     values: dict[str, Any] = {"CLIP-CONFIG.seeds": (1, 2, 3, 4, 5), "CLIP-CONFIG.zero-loss": 1.0}
     stacks = []
     for depth in depths:
-        for model, (diverged, high) in (("residual-default", (default, float("inf"))),
-                                        ("residual-default-clipped", clipped),
-                                        ("residual-zero", (0, control))):
+        default = unclipped if deep_unclipped is None or depth != depths[-1] else deep_unclipped
+        for model, (diverged, low, high) in (("residual-default", default),
+                                             ("residual-default-clipped", clipped),
+                                             ("residual-zero", (0, *control))):
             stack = f"{model}-{depth}"
             stacks.append(stack)
-            values.update({f"CLIP-BEST[{stack}].model": model, f"CLIP-BEST[{stack}].depth": depth,
-                           f"CLIP-BEST[{stack}].diverged": diverged,
-                           f"CLIP-BEST[{stack}].high": high})
+            values.update({f"CLIP-BEST[{stack}].{key}": value for key, value in (
+                ("model", model), ("depth", depth), ("diverged", diverged), ("low", low),
+                ("high", high))})
     values["CLIP-CONFIG.stacks"] = tuple(stacks)
     return resolver(values)
 
 
 @pytest.mark.parametrize(("runs", "verdict"), [
     (clipping(), "supports"),
-    (clipping(clipped=(0, 1.5)), "qualifies"),
-    (clipping(clipped=(1, 0.5)), "contradicts"),
-    (clipping(default=4), "inconclusive"),  # a seed of the unclipped stack did not explode
-    (clipping(control=1.5), "inconclusive"),  # the control did not train
+    # the unclipped stack trains at a low rate, but every clipped seed still ends lower
+    (clipping(unclipped=(0, 0.6, 0.9)), "supports"),
+    (clipping(clipped=(0, 0.5, 1.5)), "qualifies"),  # clipped, but not learning
+    (clipping(unclipped=(0, 0.3, 0.7)), "qualifies"),  # the two overlap
+    (clipping(deep_unclipped=(0, 0.01, 0.05)), "qualifies"),  # unclipped wins at one depth
+    (clipping(clipped=(1, 0.1, INF)), "contradicts"),
+    (clipping(unclipped=(0, 0.01, 0.05)), "contradicts"),  # unclipped wins at every depth
+    (clipping(control=(0.5, 1.5)), "inconclusive"),  # the control did not train
 ])
 def test_clipping_tames_explosion(runs, verdict) -> None:
     assert verdict_of(gradient_rules.clipping_tames_explosion, runs) == verdict

@@ -57,10 +57,21 @@ CLAIMS = (
           "the gradient tames the explosion", "clipping",
           "Residual stacks with the default start, unclipped and with every update's gradient "
           "norm clipped, and residual stacks whose branches start at zero as the control, each "
-          "at its best learning rate at every depth: inconclusive unless the control trains "
-          "(every seed ends below the loss of predicting zero) and the unclipped stack diverges "
-          "in every seed at every depth; then contradicts when the clipped stack diverges in "
-          "some seed at some depth, supports when every seed of it ends below the loss of "
-          "predicting zero at every depth, and qualifies when it diverges nowhere but does not "
-          "learn at some depth."),
+          "at its best learning rate at every depth, over a range of rates low enough for the "
+          "unclipped stack to train if any rate lets it: inconclusive unless the control "
+          "trains (no seed diverges and every seed ends below the loss of predicting zero); "
+          "then contradicts when the clipped stack diverges in some seed at some depth, or "
+          "when at every depth every seed of the unclipped stack ends below every seed of the "
+          "clipped one; supports when at every depth the clipped stack trains and every seed "
+          "of it ends below every seed of the unclipped stack; qualifies otherwise.",
+          changes=(RuleChange(
+              "The same three models, each at its best learning rate at every depth: "
+              "inconclusive unless the control trains (every seed ends below the loss of "
+              "predicting zero) and the unclipped stack diverges in every seed at every depth; "
+              "then contradicts when the clipped stack diverges in some seed at some depth, "
+              "supports when every seed of it ends below the loss of predicting zero at every "
+              "depth, and qualifies when it diverges nowhere but does not learn at some depth. "
+              "The grid's lowest rate decided whether the unclipped stack diverged everywhere: "
+              "at lower rates the shallower stack trains without clipping.",
+              "qualifies", "ede5cb6"),)),
 )

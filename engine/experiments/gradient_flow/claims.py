@@ -111,28 +111,31 @@ def clipping_tames_explosion(get: Get) -> Decided:
         record = f"CLIP-BEST[{stack}]"
         best[(get(f"{record}.model"), get(f"{record}.depth"))] = record
     depths = sorted({depth for _, depth in best})
-    wanted = [(model, depth) for depth in depths
-              for model in ("residual-default", "residual-default-clipped", "residual-zero")]
-    if not depths or any(key not in best for key in wanted):
+    models = ("residual-default", "residual-default-clipped", "residual-zero")
+    if not depths or any((model, d) not in best for d in depths for model in models):
         raise MissingArms("the clipping runs need all three models at every depth")
-    seeds, zero = len(get("CLIP-CONFIG.seeds")), get("CLIP-CONFIG.zero-loss")
+    zero = get("CLIP-CONFIG.zero-loss")
     because = ("CLIP-CONFIG.zero-loss", *(
-        f"{best[(model, d)]}.{field}" for d in depths for model, field in (
-            ("residual-zero", "high"), ("residual-default", "diverged"),
-            ("residual-default-clipped", "diverged"), ("residual-default-clipped", "high"))))
+        f"{best[(model, d)]}.{field}" for d in depths for model in models
+        for field in ("low", "high", "diverged")))
 
     def trained(model: str, depth: int) -> bool:
         record = best[(model, depth)]
         return get(f"{record}.diverged") == 0 and get(f"{record}.high") < zero
 
-    if not all(trained("residual-zero", d) and get(
-            f"{best[('residual-default', d)]}.diverged") == seeds for d in depths):
-        verdict = "inconclusive"  # no working control, or nothing explodes to be tamed
-    elif any(get(f"{best[('residual-default-clipped', d)]}.diverged") for d in depths):
+    def beats(model: str, other: str, depth: int) -> bool:  # every seed below every seed
+        return get(f"{best[(model, depth)]}.high") < get(f"{best[(other, depth)]}.low")
+
+    clipped, unclipped = "residual-default-clipped", "residual-default"
+    if not all(trained("residual-zero", d) for d in depths):
+        verdict = "inconclusive"  # the control does not train: the task, not the stack, fails
+    elif (any(get(f"{best[(clipped, d)]}.diverged") for d in depths)
+          or all(beats(unclipped, clipped, d) for d in depths)):
         verdict = "contradicts"
+    elif all(trained(clipped, d) and beats(clipped, unclipped, d) for d in depths):
+        verdict = "supports"
     else:
-        verdict = ("supports" if all(trained("residual-default-clipped", d) for d in depths)
-                   else "qualifies")
+        verdict = "qualifies"
     return Decided(verdict, because)
 
 
