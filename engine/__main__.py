@@ -99,9 +99,12 @@ def _add_record_parser(commands: Any) -> None:  # argparse's subparsers object
         "record", help="recompute the stale records in records/ (or check or verify them)",
         description="Recompute every trace whose record in records/ is stale (its key, the "
         "hash of its code and numerics, changed) and write its record and its grids' cell "
-        "records; the trained cells come from ENGINE_CELL_CACHE (default build/cache/cells).")
-    record.add_argument("trace_ids", nargs="*", metavar="TRACE-ID",
-                        help="only these traces (default: every one)")
+        "records; the trained cells come from ENGINE_CELL_CACHE (default build/cache/cells). "
+        "Then execute every lab notebook whose record is stale (its source, the code it runs "
+        "or its lab's trace changed) and write it, outputs and all, to records/notebooks/.")
+    record.add_argument("trace_ids", nargs="*", metavar="RECORD",
+                        help="only these records: trace ids, or notebooks as "
+                        "notebooks/LAB.ipynb (default: every one)")
     mode = record.add_mutually_exclusive_group()
     mode.add_argument("--all", action="store_true", help="recompute fresh records too")
     mode.add_argument("--status", action="store_true",
@@ -118,7 +121,7 @@ def _add_record_parser(commands: Any) -> None:  # argparse's subparsers object
     record.add_argument("--base", metavar="REV",
                         help="with --verify-changed: the commit before the ones under test "
                         "(default $CI_BASE, else the parent of the oldest commit within "
-                        "12 hours of HEAD)")
+                        "three hours of HEAD: a session's commits)")
     record.add_argument("--budget", type=float, default=120.0, metavar="SECONDS",
                         help="with --verify-changed: seconds for the sampled cells (default 120)")
 

@@ -42,7 +42,7 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imported(path: Path) -> set[str]:
+def project_imports(path: Path) -> set[str]:
     """The project modules ``path``'s import statements name (``from X import y``: X, and
     X.y when that is a module)."""
     names = _names_imported(path, path.read_text(encoding="utf-8"))
@@ -83,7 +83,7 @@ def closure(modules: Iterable[str]) -> list[Path]:
         path = module_file(name)
         assert path is not None
         files.add(path)
-        todo.extend(_imported(path) - seen)
+        todo.extend(project_imports(path) - seen)
         parts = name.split(".")
         files.update(f for f in (module_file(".".join(parts[:i])) for i in range(1, len(parts)))
                      if f is not None)

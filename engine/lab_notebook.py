@@ -8,8 +8,8 @@ line is there, bit for bit (and there is one at least), and otherwise raises ``A
 naming the first line that differs beside the trace's own line of that record.
 ``check(prediction, measured, hint)`` prints whether a prediction matches a measured value (a
 number to a float's rounding, a relative difference under ``TOLERANCE``; a word exactly), and
-when it does not, the measured value and ``hint``; it returns whether it matched (a
-prediction not yet written, ``...``, asks for one).
+when it does not, the measured value and ``hint`` (a prediction not yet written, ``...``,
+asks for one). It returns nothing, so that a check cell shows only its words.
 """
 
 from __future__ import annotations
@@ -46,23 +46,22 @@ def same_as_trace(trace_id: str, name: str, result: Any, kinds: Collection[str] 
           "bit for bit")
 
 
-def check(prediction: object, measured: float | str, hint: str) -> bool:
+def check(prediction: object, measured: float | str, hint: str) -> None:
     """Whether ``prediction`` matches ``measured`` (see the module doc), said in words."""
     if isinstance(measured, str):  # a word: "grows" or "shrinks"
         if not isinstance(prediction, str):
             print("Write your prediction first, as a word in quotes, then run this cell again.")
-            return False
+            return
         matched = prediction.strip().lower() == measured
         shown = measured
     else:
         if isinstance(prediction, bool) or not isinstance(prediction, numbers.Real):
             print("Write your prediction first, as a number or a formula in Python, then run "
                   "this cell again.")
-            return False
+            return
         matched = math.isclose(prediction, measured, rel_tol=TOLERANCE, abs_tol=0.0)
         shown, prediction = f"{measured:.6g}", f"{prediction:.6g}"
     if matched:
         print(f"Yes: the engine measured {shown}, as you predicted.")
     else:
         print(f"Not quite: the engine measured {shown}, you predicted {prediction}. {hint}")
-    return matched

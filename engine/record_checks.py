@@ -1,7 +1,8 @@
 """What CI reruns of the records on every commit: what changed, and a sample of the rest.
 
 Contract: `changed(base)` lists the traces whose recorded files and the grid cells whose
-record lines differ between commit ``base`` and the working tree (``git diff``).
+record lines differ between commit ``base`` and the working tree (``git diff``), and
+`changed_notebooks(base)` the executed notebooks whose records do.
 `default_base()` is ``$CI_BASE`` when set, else the parent of the oldest commit made within
 ``WINDOW_HOURS`` of ``HEAD`` (a session's commits; older ones were tested when they landed).
 `rerun_cells(cells, budget)` trains recorded cells again and returns a ``FILE:LINE`` problem
@@ -70,6 +71,13 @@ def default_base() -> str:
     parents = _git("log", "-1", "--format=%P", oldest).split()
     # A history that starts inside the window: everything is under test.
     return parents[0] if parents else _git("hash-object", "-t", "tree", "/dev/null").strip()
+
+
+def changed_notebooks(base: str) -> list[str]:
+    """The executed notebooks whose records changed since ``base`` (names in ``records/``)."""
+    names = _git("diff", "--name-only", base, "--", "records/notebooks").split()
+    return [name.removeprefix("records/") for name in names
+            if (ROOT / name).is_file()]  # a notebook taken away has nothing left to verify
 
 
 def changed(base: str) -> tuple[list[str], list[CellRef]]:

@@ -21,34 +21,58 @@ from engine.errors import EngineError
 
 def record_command(args: argparse.Namespace) -> None:
     ids = args.trace_ids or None
+    traces, notebooks = _split(ids)
     if args.status:
-        for state in records.status(ids):
+        for state in _states(traces, notebooks):
             print(f"{state.trace_id} fresh" if state.fresh
                   else f"{state.trace_id} stale {state.reason}", flush=True)
         return
     if args.check:
-        _check(ids)
+        _check(traces, notebooks)
         return
     if args.verify:
-        _fail_on(records.verify([s.trace_id for s in records.status(ids)], sys.stderr))
+        problems = records.verify([s.trace_id for s in records.status(traces)], sys.stderr)
+        _fail_on(problems or records.verify_notebooks(_notebook_ids(notebooks), sys.stderr))
         print("record: every record named reproduced byte for byte", flush=True)
         return
     if args.verify_changed:
         _verify_changed(args.base, args.budget)
         return
     _refuse_off_reference()
-    todo = [s.trace_id for s in records.status(ids) if args.all or not s.fresh]
-    if not todo:
+    start = time.perf_counter()
+    todo = [s.trace_id for s in records.status(traces) if args.all or not s.fresh]
+    written = records.record(todo, sys.stderr) if todo else []
+    # A notebook is held against the traces as just written, so its state is read after them.
+    stale = [s.trace_id for s in records.notebook_status() if args.all or not s.fresh]
+    written += records.record_notebooks([n for n in stale if n in _notebook_ids(notebooks)],
+                                        sys.stderr)
+    if not written:
         print("record: every record is fresh (--all recomputes them)", flush=True)
         return
-    start = time.perf_counter()
-    written = records.record(todo, sys.stderr)
-    print(f"record: wrote {', '.join(f'records/{n}' for n in written)} and their grids' cells "
+    print(f"record: wrote {', '.join(f'records/{n}' for n in written)} (and the grids' cells) "
           f"in {time.perf_counter() - start:.1f} s", flush=True)
 
 
-def _check(ids: list[str] | None) -> None:
-    stale = [s for s in records.status(ids) if not s.fresh]
+def _split(ids: list[str] | None) -> tuple[list[str] | None, list[str] | None]:
+    """The trace ids and the notebooks' record names among ``ids`` (None: every one)."""
+    if ids is None:
+        return None, None
+    notebooks = [name for name in ids if name.startswith("notebooks/")]
+    return [name for name in ids if name not in notebooks], notebooks
+
+
+def _notebook_ids(notebooks: list[str] | None) -> list[str]:
+    every = [state.trace_id for state in records.notebook_status()]
+    return every if notebooks is None else notebooks
+
+
+def _states(traces: list[str] | None, notebooks: list[str] | None) -> list[records.Status]:
+    wanted = _notebook_ids(notebooks)
+    return records.status(traces) + [s for s in records.notebook_status() if s.trace_id in wanted]
+
+
+def _check(traces: list[str] | None, notebooks: list[str] | None) -> None:
+    stale = [s for s in _states(traces, notebooks) if not s.fresh]
     if stale:
         names = " ".join(s.trace_id for s in stale)
         raise EngineError("stale records: " + "; ".join(f"{s.trace_id} ({s.reason})"
@@ -67,13 +91,15 @@ def _refuse_off_reference() -> None:
 
 
 def _verify_changed(base: str | None, budget: float) -> None:
-    _check(None)
+    _check(None, None)
     _refuse_off_reference()
     base = base or record_checks.default_base()
     traces, cells = record_checks.changed(base)
     print(f"record: since {base[:12]}: {len(traces)} trace record(s) and {len(cells)} cell "
           "record(s) changed", file=sys.stderr, flush=True)
     problems = records.verify(traces, sys.stderr) if traces else []
+    notebooks = record_checks.changed_notebooks(base)
+    problems += records.verify_notebooks(notebooks, sys.stderr) if notebooks else []
     # A recomputed trace reran its grids' cells (grid "gradient-flow …", trace "gradient-flow-vN").
     covered = {label for label in record_checks.GRIDS
                if any(t.rpartition("-v")[0] == label.split()[0] for t in traces)}
@@ -84,9 +110,9 @@ def _verify_changed(base: str | None, budget: float) -> None:
     done, found = record_checks.rerun_cells(sample, sys.stderr, budget)
     problems += found
     _fail_on(problems)
-    print(f"record: {len(traces)} changed trace(s) recomputed, {len(cells)} changed cell(s) "
-          f"and {done} of {len(sample)} other cells rerun: all match their records",
-          flush=True)
+    print(f"record: {len(traces)} changed trace(s) recomputed, {len(notebooks)} changed "
+          f"notebook(s) executed, {len(cells)} changed cell(s) and {done} of {len(sample)} "
+          "other cells rerun: all match their records", flush=True)
 
 
 def _fail_on(problems: list[str]) -> None:

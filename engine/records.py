@@ -8,7 +8,10 @@ chapter's learner report too), and ``records/cells/`` the training grids' cells
 (`engine.cell_records`). `status` says of each trace whether its record is fresh (key and
 files present) or why it is stale; `record` recomputes traces (cells from the cell cache)
 and writes their records and their grids'; `recompute` runs them into a scratch folder, for
-`verify` to compare with the records byte for byte.
+`verify` to compare with the records byte for byte. The labs' notebooks are recorded
+executed (`engine.notebook_records`), each under its own key: `notebook_status`,
+`record_notebooks` and `verify_notebooks` do for them what the three above do for traces,
+after the traces, whose records a notebook checks its runs against.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from engine import notebook_records
 from engine.code_key import ROOT, code_key
 from engine.errors import EngineError
 from tracefile.files import write_atomic
@@ -33,11 +37,14 @@ KEYS = RECORDS / "keys.json"
 REPORT_NAME = "learner-report.txt"
 #: Where ``record`` keeps trained cells when ENGINE_CELL_CACHE names none (the build's).
 DEFAULT_CELL_CACHE = ROOT / "build" / "cache" / "cells"
+#: The longest a notebook's cell may run before its record fails.
+NOTEBOOK_CELL_SECONDS = 900
 
 
 @dataclass(frozen=True)
 class Status:
-    """One trace's record: fresh, or stale and why."""
+    """One record, a trace's (by its id) or a notebook's (by its path in ``records/``):
+    fresh, or stale and why."""
 
     trace_id: str
     key: str
@@ -77,17 +84,33 @@ def status(trace_ids: Iterable[str] | None = None, folder: Path = RECORDS) -> li
     found = []
     for trace_id in _known(trace_ids):
         key = trace_key(trace_id)
-        missing = [name for name in files_of(trace_id) if not (folder / name).is_file()]
-        if trace_id not in keys:
-            reason = "never recorded"
-        elif missing:
-            reason = f"records/{missing[0]} is missing"
-        elif keys[trace_id] != key:
-            reason = "its code or the libraries changed since it was recorded"
-        else:
-            reason = ""
+        reason = _stale(trace_id, key, keys, files_of(trace_id), folder,
+                        "its code or the libraries changed since it was recorded")
         found.append(Status(trace_id, key, not reason, reason))
     return found
+
+
+def notebook_status(folder: Path = RECORDS) -> list[Status]:
+    """Each executed notebook's record, fresh or stale."""
+    keys, found = recorded_keys(folder), []
+    for source in notebook_records.sources():
+        name = notebook_records.record_name(source)
+        key = notebook_records.notebook_key(source, folder)
+        reason = _stale(name, key, keys, (name,), folder, "its source, the code it runs or "
+                        "its lab's trace changed since it was executed")
+        found.append(Status(name, key, not reason, reason))
+    return found
+
+
+def _stale(name: str, key: str, keys: dict[str, str], files: Iterable[str], folder: Path,
+           changed: str) -> str:
+    """Why record ``name`` is stale ("" if fresh)."""
+    missing = [file for file in files if not (folder / file).is_file()]
+    if name not in keys:
+        return "never recorded"
+    if missing:
+        return f"records/{missing[0]} is missing"
+    return changed if keys[name] != key else ""
 
 
 def _known(trace_ids: Iterable[str] | None) -> list[str]:
@@ -143,17 +166,73 @@ def record(trace_ids: Iterable[str], progress: TextIO, folder: Path = RECORDS) -
         with _environment(**{CACHE_VARIABLE: cache, RECORDS_VARIABLE: str(folder / "cells")}):
             files = recompute(trace_id, progress)
         keys[trace_id] = trace_key(trace_id)
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            for name, data in files.items():
-                write_atomic(folder / name, data)
-                written.append(name)
-            write_atomic(folder / KEYS.name,
-                         json.dumps(dict(sorted(keys.items())), indent=1) + "\n")
-        except OSError as error:
-            raise EngineError(f"record: cannot write {folder}: "
-                              f"{error.strerror or error}") from None
+        written += _write(folder, files, keys)
     return written
+
+
+def record_notebooks(names: Iterable[str], progress: TextIO,
+                     folder: Path = RECORDS) -> list[str]:
+    """Execute the notebooks recorded as ``names`` (`notebook_status`'s ids) against the
+    records as they stand, with the cell cache `record` uses, and write them (names written)."""
+    from engine.experiments.grid import CACHE_VARIABLE, RECORDS_VARIABLE
+
+    cache = os.environ.get(CACHE_VARIABLE) or str(DEFAULT_CELL_CACHE)
+    keys, written = recorded_keys(folder), []
+    for source in _notebooks(names):
+        name = notebook_records.record_name(source)
+        with _environment(**{CACHE_VARIABLE: cache, RECORDS_VARIABLE: None}):
+            data = _execute(source, progress)
+        keys[name] = notebook_records.notebook_key(source, folder)
+        written += _write(folder, {name: data}, keys)
+    return written
+
+
+def verify_notebooks(names: Iterable[str], progress: TextIO,
+                     folder: Path = RECORDS) -> list[str]:
+    """Execute the notebooks ``names`` from nothing (an empty cell cache) and list each whose
+    record differs (``FILE:LINE: …``)."""
+    from engine.experiments.grid import CACHE_VARIABLE, RECORDS_VARIABLE
+
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="engine-verify-") as scratch, _environment(
+            **{CACHE_VARIABLE: scratch, RECORDS_VARIABLE: None}):
+        for source in _notebooks(names):
+            data = _execute(source, progress)
+            problems.append(_differs(folder / notebook_records.record_name(source), data))
+    return [problem for problem in problems if problem]
+
+
+def _notebooks(names: Iterable[str]) -> list[Path]:
+    wanted, by_name = list(names), {notebook_records.record_name(source): source
+                                    for source in notebook_records.sources()}
+    if unknown := [name for name in wanted if name not in by_name]:
+        raise EngineError(f"record: no notebook {unknown[0]!r}; there are "
+                          f"{', '.join(by_name)}")
+    return [by_name[name] for name in wanted]
+
+
+def _execute(source: Path, progress: TextIO) -> bytes:
+    start = time.perf_counter()
+    print(f"record: executing notebooks/{source.name} …", file=progress, flush=True)
+    data = notebook_records.execute(source, NOTEBOOK_CELL_SECONDS)
+    print(f"record: notebooks/{source.name} executed in {time.perf_counter() - start:.1f} s",
+          file=progress, flush=True)
+    return data
+
+
+def _write(folder: Path, files: dict[str, bytes], keys: dict[str, str]) -> list[str]:
+    """Write ``files`` into ``folder``, then the keys (those of records that still exist)."""
+    known = {*SCHEMAS, *(notebook_records.record_name(s) for s in notebook_records.sources())}
+    try:
+        for name, data in files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(folder / name, data)
+        write_atomic(folder / KEYS.name, json.dumps(
+            {name: key for name, key in sorted(keys.items()) if name in known}, indent=1) + "\n")
+    except OSError as error:
+        raise EngineError(f"record: cannot write {folder}: "
+                          f"{error.strerror or error}") from None
+    return list(files)
 
 
 def verify(trace_ids: Iterable[str], progress: TextIO, folder: Path = RECORDS) -> list[str]:

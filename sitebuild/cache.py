@@ -122,9 +122,10 @@ class Cache:
 
 #: What the site is built from besides the traces (the drawing code is in the generated key):
 #: ``engine`` and ``tracefile`` for the listings the pages include from their source, and the
-#: labs' ``notebooks``.
-SITE_SOURCES = ("docs", "notebooks", "engine", "tracefile", "sitebuild", "mkdocs.yml",
-                "build_site.py", "requirements/lock.txt", "node_modules/.package-lock.json")
+#: labs' ``notebooks`` with their executed records.
+SITE_SOURCES = ("docs", "notebooks", "records/notebooks", "engine", "tracefile", "sitebuild",
+                "mkdocs.yml", "build_site.py", "requirements/lock.txt",
+                "node_modules/.package-lock.json")
 
 
 def installed_versions() -> str:

@@ -113,7 +113,7 @@ def test_the_building_page_states_the_rules_the_code_applies() -> None:
         assert bool(number_tokens(sample)) is counted, (phrase, sample)
     assert f"lists its own files in `{PUBLISHED_FILES}`" in page
     assert "a symbolic link in `docs/` fails the render" in page
-    assert f"the labs' notebooks written from `{NOTEBOOKS}/`" in page
+    assert f"the labs' notebooks executed from `{NOTEBOOKS}/`" in page
     assert f"source `{NOTEBOOKS}/<lab>.py` in jupytext's percent format" in page
     assert "its `Host` is the preview's address, or `localhost` at its port" in page
     server = PreviewServer("127.0.0.1", 0)

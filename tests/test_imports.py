@@ -37,7 +37,8 @@ ALLOWED = {
 #: Declared, but used by name in mkdocs.yml rather than imported.
 CONFIGURED = {"mkdocs": "the site generator, run as a command",
               "mkdocs-material": "the theme", "pymdown-extensions": "Markdown extensions",
-              "zensical": "the second site generator, run as a command"}
+              "zensical": "the second site generator, run as a command",
+              "ipykernel": "the kernel `record` runs the labs' notebooks in"}
 #: Import names that differ from their distribution's name.
 DISTRIBUTION_OF = {"yaml": "pyyaml", "jinja2": "jinja2", "markupsafe": "markupsafe",
                    "mkdocs": "mkdocs", "material": "mkdocs-material",
@@ -188,9 +189,8 @@ def test_tests_and_benchmarks_import_only_declared_packages() -> None:
     allowed = declared() | declared("dev") | set(TEST_EXTRAS)
     assert imported - allowed == set()
     # Used as commands or a pytest plugin, not imported: the linter, the workflow schema check
-    # the parallel runner of the fast loop (./dev test --fast), the layering's checker and the
-    # kernel that runs the notebooks.
-    commands = {"ruff", "check-jsonschema", "pytest-xdist", "import-linter", "ipykernel"}
+    # the parallel runner of the fast loop (./dev test --fast) and the layering's checker.
+    commands = {"ruff", "check-jsonschema", "pytest-xdist", "import-linter"}
     assert declared("dev") - imported - commands == set(), (
         "dev dependency never imported")
 

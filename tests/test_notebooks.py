@@ -1,9 +1,14 @@
-"""The labs' notebooks (notebooks/, sitebuild/notebooks.py, engine/lab_notebook.py): each one
-executed in a Python kernel (nbclient), as a reader would run the file the lab page offers,
-every experiment it runs held line by line against the published trace (the records, which
-the site publishes byte for byte: test_gates_published.py) and that check shown failing on a
-changed value; its exercises done wrong and right; the build's rules for a notebook's source,
-each shown failing at its line.
+"""The labs' notebooks (notebooks/, engine/notebook_records.py, sitebuild/notebooks.py,
+engine/lab_notebook.py): each one published executed, every experiment it runs held line by
+line against the published trace (the records, which the site publishes byte for byte:
+test_gates_published.py) and that check shown failing on a changed value; its exercises done
+wrong and right in a Python kernel (nbclient), as a reader would run the file the lab page
+offers; a notebook executed twice giving the same bytes; the build's rules for a notebook's
+source and its executed record, each shown failing at its line.
+
+That the executed records are what today's code prints is the records' own check: `./dev test`
+runs `record --check` (keys), and CI's `record --verify-changed` executes every changed one
+again and compares it byte for byte (test_records.py covers both).
 
 The comparison is exact: the notebook pins the numerics as the engine's runs do
 (engine/numerics.py), so its values have the trace's bits.
@@ -13,14 +18,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
-import jupytext
 import nbformat
 import pytest
 from nbclient import NotebookClient
 from paths import RECORDS_DIR, ROOT
 
-from engine import lab_notebook
+from engine import lab_notebook, notebook_records
+from engine.errors import EngineError
 from engine.experiments.gradient_flow import LAB_SEED
 from engine.experiments.gradient_flow.scalar import TenLayersConfig, ten_layers
 from sitebuild.errors import BuildError
@@ -48,14 +54,16 @@ def _run(notebook: nbformat.NotebookNode) -> str:
     return _printed(notebook)
 
 
+def _published(lab: str) -> nbformat.NotebookNode:
+    return nbformat.reads(notebook_files(ROOT)[f"{NOTEBOOKS}/{lab}.ipynb"].decode(), as_version=4)
+
+
 @pytest.fixture(scope="module")
 def executed() -> dict[str, str]:
-    """Each notebook as the site publishes it, executed: what it printed, by name."""
-    return {Path(path).stem: _run(nbformat.reads(data.decode("utf-8"), as_version=4))
-            for path, data in notebook_files(ROOT).items()}
+    """What each notebook, as the site publishes it, printed when it was executed, by name."""
+    return {lab: _printed(_published(lab)) for lab in LABS}
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("lab", sorted(LABS))
 def test_a_notebook_runs_each_experiment_as_the_trace_holds_it(executed: dict[str, str],
                                                               lab: str) -> None:
@@ -103,15 +111,15 @@ def test_the_trace_check_wants_a_record_line(monkeypatch: pytest.MonkeyPatch) ->
 def test_an_exercise_check_says_whether_a_prediction_holds(
         capsys: pytest.CaptureFixture[str], prediction: object, measured: object, says: str,
         matched: bool) -> None:
-    assert lab_notebook.check(prediction, measured, "Hint.") is matched
-    assert capsys.readouterr().out.startswith(says)
+    assert lab_notebook.check(prediction, measured, "Hint.") is None  # a cell shows only words
+    said = capsys.readouterr().out
+    assert said.startswith(says) and said.startswith("Yes") is matched
 
 
 @pytest.mark.slow
 def test_the_exercises_done_wrong_and_right() -> None:
     # The gradients notebook's exercises, each answered wrongly and then rightly.
-    notebook = nbformat.reads(notebook_files(ROOT)[f"{NOTEBOOKS}/gradient-flow.ipynb"].decode(),
-                              as_version=4)
+    notebook = _published("gradient-flow")
     asks = [cell for cell in notebook.cells if "prediction = ..." in cell.source]
     assert len(asks) >= 3
     answers = {"wrong": ("1.25 * layers", "0.5", '"shrinks"'),
@@ -134,7 +142,10 @@ def test_every_lab_page_links_its_notebook() -> None:
         notebook = nbformat.reads(published[f"{NOTEBOOKS}/{lab}.ipynb"].decode(), as_version=4)
         nbformat.validate(notebook)
         assert notebook.metadata.kernelspec.name == "residual-chapter"  # the README's kernel
-        assert not any(cell.get("outputs") for cell in notebook.cells)
+        code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+        assert all(cell.execution_count == n for n, cell in enumerate(code, 1))  # in order
+        assert not any("execution" in cell.metadata for cell in code)  # no timings
+        assert not any(output.output_type == "error" for cell in code for output in cell.outputs)
 
 
 def _broken(tmp_path: Path, text: str) -> Path:
@@ -171,11 +182,57 @@ def test_a_notebook_linked_from_outside_the_project_is_refused(tmp_path: Path) -
     assert caught.value.path == f"{NOTEBOOKS}/lab.py"
 
 
-def test_the_same_source_gives_the_same_notebook(tmp_path: Path) -> None:
-    root = _broken(tmp_path, "# %% [markdown]\n# Words\n\n# %%\nx = 1\n")
-    first = notebook_files(root)
-    assert first == notebook_files(root)
-    cells = nbformat.reads(first[f"{NOTEBOOKS}/lab.ipynb"].decode(), as_version=4).cells
-    assert [cell.id for cell in cells] == ["lab-1", "lab-2"]
-    assert jupytext.reads(first[f"{NOTEBOOKS}/lab.ipynb"].decode(), fmt="ipynb").cells[1].source \
-        == "x = 1"
+def _recorded(tmp_path: Path, text: str) -> Path:
+    """A project whose one notebook, ``text``, has an executed record of its cells."""
+    root = _broken(tmp_path, text)
+    (root / "records" / NOTEBOOKS).mkdir(parents=True)
+    (root / "records" / NOTEBOOKS / "lab.ipynb").write_bytes(
+        notebook_records.execute(root / NOTEBOOKS / "lab.py", 60))
+    return root
+
+
+SOURCE = "# %% [markdown]\n# Words\n\n# %%\nx = 1\nprint(x + 1)\n\n# %%\ny = 2\n"
+
+
+def test_a_notebook_executed_twice_gives_the_same_bytes(tmp_path: Path) -> None:
+    root = _recorded(tmp_path, SOURCE)
+    first = notebook_files(root)[f"{NOTEBOOKS}/lab.ipynb"]
+    assert first == notebook_records.execute(root / NOTEBOOKS / "lab.py", 60)
+    notebook = nbformat.reads(first.decode(), as_version=4)
+    assert [cell.id for cell in notebook.cells] == ["lab-1", "lab-2", "lab-3"]
+    assert notebook.cells[1].outputs[0].text == "2\n"
+    assert notebook.metadata.language_info == {"name": "python"}  # no patch version
+
+
+@pytest.mark.parametrize(("edit", "line", "message"), [
+    (lambda text: text.replace("y = 2", "y = 3"), 8, "changed since records/notebooks/lab.ipynb "
+     "was executed (cell 3 differs)"),
+    (lambda text: text + "\n# %%\nz = 4\n", 11, "(cell 4 differs)"),
+])
+def test_a_record_of_another_source_fails_at_the_first_changed_cell(
+        tmp_path: Path, edit: Any, line: int, message: str) -> None:
+    root = _recorded(tmp_path, SOURCE)
+    (root / NOTEBOOKS / "lab.py").write_text(edit(SOURCE), encoding="utf-8")
+    with pytest.raises(BuildError) as caught:
+        notebook_files(root)
+    assert (caught.value.path, caught.value.line) == (f"{NOTEBOOKS}/lab.py", line)
+    assert message in caught.value.message and "./dev record" in caught.value.message
+
+
+def test_a_notebook_without_its_record_is_refused(tmp_path: Path) -> None:
+    root = _broken(tmp_path, SOURCE)
+    with pytest.raises(BuildError, match=r"has no executed record, records/notebooks/lab\.ipynb"):
+        notebook_files(root)
+    (root / "records" / NOTEBOOKS).mkdir(parents=True)
+    (tmp_path / "elsewhere.ipynb").write_text("{}")
+    (root / "records" / NOTEBOOKS / "lab.ipynb").symlink_to(tmp_path / "elsewhere.ipynb")
+    with pytest.raises(BuildError, match="a file, not a link"):
+        notebook_files(root)
+
+
+def test_a_failing_cell_fails_the_record_naming_the_notebook(tmp_path: Path) -> None:
+    root = _broken(tmp_path, "# %%\n1 / 0\n")
+    with pytest.raises(EngineError) as caught:
+        notebook_records.execute(root / NOTEBOOKS / "lab.py", 60)
+    assert str(caught.value) == ("notebooks/lab.py: a cell failed: ZeroDivisionError: "
+                                 "division by zero")

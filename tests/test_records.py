@@ -33,8 +33,50 @@ def copy(tmp_path: Path) -> Path:
 
 
 def test_every_committed_record_is_fresh() -> None:
-    stale = [(s.trace_id, s.reason) for s in records.status() if not s.fresh]
+    every = records.status() + records.notebook_status()
+    stale = [(s.trace_id, s.reason) for s in every if not s.fresh]
     assert stale == [], "run ./dev record and commit records/"
+    assert [s.trace_id for s in records.notebook_status()] == [
+        "notebooks/gradient-flow.ipynb", "notebooks/residual-stream.ipynb"]
+
+
+NOTEBOOK = "notebooks/gradient-flow.ipynb"
+
+
+def test_an_executed_notebook_is_stale_when_its_trace_key_or_file_changed(copy) -> None:
+    def reason() -> str:
+        return {s.trace_id: s.reason for s in records.notebook_status(copy)}[NOTEBOOK]
+
+    assert reason() == ""
+    trace = copy / SCHEMAS["gradient-flow-v4"].file_name
+    trace.write_text(trace.read_text() + "\n")  # the trace it checks its runs against
+    assert reason() == ("its source, the code it runs or its lab's trace changed since it was "
+                        "executed")
+    (copy / NOTEBOOK).unlink()
+    assert reason() == f"records/{NOTEBOOK} is missing"
+    keys = json.loads((copy / "keys.json").read_text())
+    del keys[NOTEBOOK]
+    (copy / "keys.json").write_text(json.dumps(keys))
+    assert reason() == "never recorded"
+
+
+def test_check_names_a_stale_notebook_and_the_command(monkeypatch) -> None:
+    stale = records.Status(NOTEBOOK, "k", False, "never recorded")
+    monkeypatch.setattr(records, "notebook_status", lambda folder=None: [stale])
+    with pytest.raises(EngineError) as error:
+        record("--check")
+    assert f"./dev record {NOTEBOOK}" in str(error.value)
+
+
+@pytest.mark.slow
+def test_verify_finds_a_tampered_notebook_output_at_its_line(copy) -> None:
+    lines = (copy / NOTEBOOK).read_text().splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines) if "peaks at 3 branches" in line)
+    lines[number] = lines[number].replace("peaks at 3", "peaks at 4")
+    (copy / NOTEBOOK).write_text("".join(lines))
+    problems = records.verify_notebooks([NOTEBOOK], io.StringIO(), copy)
+    assert len(problems) == 1
+    assert problems[0].startswith(f"{copy / NOTEBOOK}:{number + 1}: the record differs")
 
 
 def test_a_record_is_stale_when_its_key_or_file_is_not_there(copy) -> None:

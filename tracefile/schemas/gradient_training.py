@@ -131,7 +131,8 @@ TRAINING_RECORDS = (
     # -- 6c. clipping the exploding stacks ------------------------------------------------------
     RecordSpec("CLIP-CONFIG", (
         Key("depths", "shape", doc="the depths"),
-        Key("lrs", "vector", doc="the learning rates, the same for every model"),
+        Key("lrs", "vector", doc="the learning rates, the same for every model",
+            along="rate {n} of the grid, counted from the lowest"),
         Key("clip-norm", "float",
             doc="the clipped model's updates: the global gradient norm scaled down to this"),
         Key("seeds", "shape", doc="the seeds of task and weights"),
