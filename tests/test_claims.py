@@ -22,6 +22,7 @@ from engine.experiments.residual_stream.claims import (
     ArmEvidence,
     deep_plain_fails,
     depth_helps,
+    postnorm_fragile_deep,
     postnorm_needs_warmup,
     postnorm_tuned_better,
 )
@@ -120,6 +121,38 @@ def test_postnorm_needs_warmup(bare, warm, slow, verdict) -> None:
                                            (1.31, "inconclusive")])
 def test_postnorm_tuned_better(warm, verdict) -> None:
     assert verdict_of(postnorm_tuned_better, postnorm(2.5, warm, 2.5)) == verdict
+
+
+def by_depth(post: tuple[int, ...], pre_trains: bool = True) -> Callable[[str], Any]:
+    """Post-norm at depths two, four and eight with ``post[i]`` of five seeds below the
+    format-only loss, at the top rate without warm-up, beside pre-norm there (and a warm-up
+    arm and a lower rate, which the rule leaves aside)."""
+    arms = []
+    for depth, trained in zip((2, 4, 8), post, strict=True):
+        finals = tuple(1.5 if seed < trained else 2.5 for seed in range(5))
+        arms += [arm("residual", "post", depth, 0.01, finals),
+                 arm("residual", "post", depth, 0.01, spread(1.3), warmup=100),
+                 arm("residual", "post", depth, 0.001, spread(1.3)),
+                 arm("residual", "pre", depth, 0.01, spread(1.3 if pre_trains else 2.5))]
+    return evidence(*arms)
+
+
+@pytest.mark.parametrize("grid, verdict", [
+    (by_depth((5, 4, 0)), "supports"),  # trains shallow, fails deep
+    (by_depth((5, 3, 2)), "qualifies"),  # fewer deep, not all against none
+    (by_depth((4, 5, 0)), "qualifies"),  # not every shallow seed trains
+    (by_depth((5, 5, 5)), "contradicts"),  # not fragile at any depth
+    (by_depth((2, 4, 3)), "contradicts"),  # more seeds train deep than shallow
+    (by_depth((5, 4, 0), pre_trains=False), "inconclusive"),  # the control fails too
+])
+def test_postnorm_fragile_deep(grid, verdict) -> None:
+    assert verdict_of(postnorm_fragile_deep, grid) == verdict
+
+
+def test_postnorm_fragile_deep_needs_two_depths() -> None:
+    grid = evidence(arm("residual", "post", 8, 0.01, spread(2.5)),
+                    arm("residual", "pre", 8, 0.01, spread(1.3)))
+    assert verdict_of(postnorm_fragile_deep, grid) == "inconclusive"
 
 
 def test_every_claim_is_declared_once_with_words_a_page_can_show() -> None:

@@ -234,11 +234,11 @@ def test_tiny_trainability_and_corpus_facts(corpus, monkeypatch) -> None:
     result = trainability(corpus, 3, TINY_TRAINING, LabProgress(1, stream))
     assert [r.curve for r in result.runs] == [
         "residual-prenorm-one", "residual-prenorm-two", "plain-prenorm-one",
-        "plain-prenorm-two", "residual-postnorm-two"]
+        "plain-prenorm-two", "residual-postnorm-one", "residual-postnorm-two"]
     # one line for the grid, then one per arm: four pre-norm architectures at two rates, and
-    # post-norm with and without warm-up
-    assert stream.getvalue().count("\n") == 1 + 4 * 2 + 2 and "elapsed" in stream.getvalue()
-    assert len(result.arms) == 10 and all(a.seeds == (3, 4) for a in result.arms)
+    # post-norm with and without warm-up at each of the two depths
+    assert stream.getvalue().count("\n") == 1 + 4 * 2 + 2 * 2 and "elapsed" in stream.getvalue()
+    assert len(result.arms) == 12 and all(a.seeds == (3, 4) for a in result.arms)
     for run in result.runs:
         assert run.eval_steps == (2, 4) and len(run.validation) <= MAX_POINTS
         assert not run.diverged and run.sum_digit_loss > 0 and 0 <= run.accuracy <= 1

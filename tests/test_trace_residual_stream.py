@@ -26,7 +26,9 @@ from tracefile import SCHEMAS, parse_trace
 TRACE_ID = "residual-stream-v4"
 SCHEMA = SCHEMAS[TRACE_ID]
 GOLDEN = RECORDS_DIR / SCHEMA.file_name
-MAX_BYTES = 100_000
+#: The published trace's budget: the grid's arms (each with three curves) are most of it, and
+#: post-norm at every depth brought them to thirty-nine.
+MAX_BYTES = 125_000
 
 
 

@@ -29,6 +29,13 @@ _TRAINING = (
           "when, besides, every warm-up arm at that rate trains and no lower rate without "
           "warm-up does; qualifies when a lower rate without warm-up also trains post-norm, or "
           "a warm-up arm does not (the rate, not the missing warm-up, is then what fails)."),
+    Claim("postnorm-fragile-deep", "Post-norm is fragile to train deep", "norm-placement",
+          "Residual post-norm and pre-norm decoders at every depth, at the highest learning "
+          "rate and without warm-up, counting the seeds that end below the format-only loss: "
+          "inconclusive unless pre-norm trains in every seed at every depth; contradicts when "
+          "at least as many post-norm seeds train at the deepest depth as at the shallowest; "
+          "supports when every post-norm seed trains at the shallowest depth and none at the "
+          "deepest; qualifies when fewer train deep but not all against none."),
     Claim("postnorm-tuned-better",
           "Post-norm, once tuned, reaches a slightly better final loss than pre-norm",
           "norm-placement",

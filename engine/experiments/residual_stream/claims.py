@@ -2,7 +2,7 @@
 stream_claims.py), decided from the values its results write (``engine.experiments.claims``).
 
 The training rules read the grid: residual and plain pre-norm decoders at every depth and
-learning rate, and post-norm decoders at the deepest depth with learning-rate and warm-up arms,
+learning rate, and post-norm decoders at every depth with learning-rate and warm-up arms,
 every arm over the same seeds. An architecture is judged at its own best learning rate (the arm
 with the lowest median final validation loss). "Trains" means every seed ends below the
 format-only loss, "fails" that none does. The analysis rules read the analyses of the trained
@@ -161,6 +161,31 @@ def postnorm_needs_warmup(get: Get) -> Decided:
     return Decided("qualifies", because)
 
 
+def postnorm_fragile_deep(get: Get) -> Decided:
+    evidence = evidence_from_trace(get)
+    _, top = _postnorm(evidence)
+    depths = evidence.depths("residual", "post")
+
+    def bare(norm: str, depth: int) -> ArmEvidence:  # the top rate, no warm-up
+        found = [a for a in evidence.of("residual", norm, depth) if a.lr == top and not a.warmup]
+        if not found:
+            raise MissingArms(f"no {norm}-norm arm of depth {depth} at the top rate")
+        return found[0]
+
+    if len(depths) < 2:
+        raise MissingArms("post-norm at one depth only")
+    post, pre = [bare("post", d) for d in depths], [bare("pre", d) for d in depths]
+    because = _because(*post, *pre, format_only=True)
+    trained = [sum(final < evidence.format_only for final in arm.finals) for arm in post]
+    if not all(evidence.trains(arm) for arm in pre):
+        return Decided("inconclusive", because)  # the control fails: the rate, not the norm
+    if trained[-1] >= trained[0]:
+        return Decided("contradicts", because)
+    if evidence.trains(post[0]) and evidence.fails(post[-1]):
+        return Decided("supports", because)
+    return Decided("qualifies", because)
+
+
 def postnorm_tuned_better(get: Get) -> Decided:
     evidence = evidence_from_trace(get)
     depth, _ = _postnorm(evidence)
@@ -262,6 +287,7 @@ RULES = {
     "deep-plain-fails": deep_plain_fails,
     "depth-helps": depth_helps,
     "postnorm-needs-warmup": postnorm_needs_warmup,
+    "postnorm-fragile-deep": postnorm_fragile_deep,
     "postnorm-tuned-better": postnorm_tuned_better,
     "stream-is-sum": stream_is_sum,
     "blocks-nudge": blocks_nudge,

@@ -143,7 +143,7 @@ def _analyses(corpus: ArithmeticCorpus, seed: int, facts: CorpusFacts, trained: 
     deep, shallow = max(training.depths), min(training.depths)
     residual = next(r for r in trained.runs if r.depth == deep and r.norm == "pre")
     plain = next(r for r in trained.runs if r.depth == deep and r.variant == "plain")
-    small = [r for r in trained.runs if r.depth == shallow]
+    small = [r for r in trained.runs if r.depth == shallow and r.norm == "pre"]
     tokens, targets = corpus.fixed_sequences("validation", config.sequences)
     progress(2, f"stream decomposition of {residual.curve}")
     summed = stream_sum(residual.model, plain.model, tokens)

@@ -3,7 +3,7 @@
 Contract: `corpus_facts` reads the arithmetic corpus (engine/data) and its reference losses.
 `trainability` trains a grid (`engine.experiments.grid`, each cell cached on its own): residual
 and plain pre-norm decoders at every depth and learning rate, and residual post-norm decoders
-at the deepest depth for each (learning rate, warm-up) arm, every arm over the same seeds and
+at every depth for each (learning rate, warm-up) arm, every arm over the same seeds and
 with one `DecoderTrainingConfig` otherwise. Each arm is summarised over its seeds (`Arm`), the
 best arm of each architecture is found, and the runs of the lab's
 seed at the lab's learning rate without warm-up (`Run`, with its trained model) are what the
@@ -77,7 +77,7 @@ class DecoderTrainingConfig:
     precision: str = "float32"
     seeds: tuple[int, ...] = (24, 25, 26, 27, 28)
     lrs: tuple[float, ...] = (1e-3, 3e-3, 1e-2)
-    #: Post-norm's (learning rate, warm-up steps) arms at the deepest depth.
+    #: Post-norm's (learning rate, warm-up steps) arms, at every depth.
     postnorm_arms: tuple[tuple[float, int], ...] = (
         (1e-2, 0), (1e-2, 40), (1e-2, 100), (3e-3, 0), (3e-3, 100), (1e-3, 0), (1e-3, 100))
 
@@ -89,7 +89,8 @@ class DecoderTrainingConfig:
     def cells(self) -> list[TrainingCell]:
         arms = [(v, "pre", d, lr, 0) for v in ("residual", "plain") for d in self.depths
                 for lr in self.lrs]
-        arms += [("residual", "post", max(self.depths), lr, w) for lr, w in self.postnorm_arms]
+        arms += [("residual", "post", d, lr, w) for d in self.depths
+                 for lr, w in self.postnorm_arms]
         return [TrainingCell(self.setting(), *arm, seed) for arm in arms for seed in self.seeds]
 
 
