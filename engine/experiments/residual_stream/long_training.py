@@ -34,8 +34,9 @@ class LongTrainingConfig:
     """Which architectures train longer, for how long, and the flatness test."""
 
     curves: tuple[str, ...] = ("residual-prenorm-two", "plain-prenorm-two")
-    steps: int = 4000
-    eval_every: int = 200
+    # Four times the first long runs' 4,000 steps, after which neither curve was flat yet.
+    steps: int = 16000
+    eval_every: int = 800
     seeds: tuple[int, ...] = (24, 25, 26, 27, 28)
     #: The share of training at its end over which a flat curve may fall by ``tolerance``.
     window: float = 0.25
