@@ -45,7 +45,11 @@ def notebook_key(source: Path, records: Path) -> str:
     traces = [records / schema.file_name for trace_id, schema in sorted(SCHEMAS.items())
               if f'"{trace_id}"' in text]
     versions = " ".join(f"{name}=={metadata.version(name)}" for name in LIBRARIES)
-    return code_key(sorted(project_imports(source)), text, versions,
+    try:
+        modules = sorted(project_imports(source))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        modules = []  # not Python: the render names the line; the text alone keys it
+    return code_key(modules, text, versions,
                     *(hashlib.sha256(path.read_bytes()).hexdigest() for path in traces
                       if path.is_file()))
 

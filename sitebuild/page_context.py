@@ -335,12 +335,12 @@ def _region(svg: str, label: str) -> Markup:
 def spread(traces: TraceSet, record: str, fmt: str, keys: tuple[str, str, str]) -> Markup:
     """``MIDDLE (LOW–HIGH)`` from the keys ``keys`` of ``record``, each a traced value; the
     range is left out when its two ends show as the same number (it spans nothing), and an
-    end that overflowed (a diverged seed) reads "overflowed"."""
+    end that overflowed (a seed that diverged) reads "diverged"."""
     middle, low, high = (f"{record}.{key}" for key in keys)
     ends = [format_value(traces.resolve(path), fmt) for path in (low, high)]
     if _same_number(*ends):
         return traced(traces, middle, fmt)
-    shown = [Markup("overflowed") if abs(traces.resolve(path)) == OVERFLOWED
+    shown = [Markup("diverged") if abs(traces.resolve(path)) == OVERFLOWED
              else traced(traces, path, fmt) for path in (middle, low, high)]
     return Markup("{} ({}–{})").format(*shown)
 

@@ -21,7 +21,7 @@ def test_a_spread_names_a_diverged_end_in_words(golden_traces: TraceSet) -> None
     some_diverged = [record for record, diverged, _ in arms if 0 < diverged < seeds]
     assert some_diverged, "the recorded clipping runs have an arm with some seeds diverged"
     shown = str(spread(lab, some_diverged[0], PROSE_FORMAT, SPREAD_KEYS))
-    assert shown.endswith("–overflowed)") and "10³⁰⁸" not in shown
+    assert shown.endswith("–diverged)") and "10³⁰⁸" not in shown
     assert shown.count('class="tv"') == 2  # the middle and the low end stay traced
 
 
@@ -29,4 +29,4 @@ def test_a_spread_of_finite_ends_traces_all_three(golden_traces: TraceSet) -> No
     lab, arms = clipping_arms(golden_traces)
     finite = [record for record, diverged, high in arms if not diverged and high < OVERFLOWED]
     shown = str(spread(lab, finite[0], PROSE_FORMAT, SPREAD_KEYS))
-    assert shown.count('class="tv"') == 3 and "overflowed" not in shown
+    assert shown.count('class="tv"') == 3 and "diverged" not in shown
