@@ -15,7 +15,7 @@ import argparse
 import sys
 import time
 
-from engine import record_checks, records
+from engine import notebook_records, record_checks, records
 from engine.errors import EngineError
 
 
@@ -54,15 +54,19 @@ def record_command(args: argparse.Namespace) -> None:
 
 
 def _split(ids: list[str] | None) -> tuple[list[str] | None, list[str] | None]:
-    """The trace ids and the notebooks' record names among ``ids`` (None: every one)."""
+    """The trace ids and the notebooks' record names among ``ids`` (None: every one); a
+    notebook that does not exist is an `EngineError` naming those that do."""
     if ids is None:
         return None, None
     notebooks = [name for name in ids if name.startswith("notebooks/")]
+    if unknown := [name for name in notebooks if name not in _notebook_ids(None)]:
+        raise EngineError(f"record: no notebook {unknown[0]!r}; there are "
+                          f"{', '.join(_notebook_ids(None))}")
     return [name for name in ids if name not in notebooks], notebooks
 
 
 def _notebook_ids(notebooks: list[str] | None) -> list[str]:
-    every = [state.trace_id for state in records.notebook_status()]
+    every = [notebook_records.record_name(source) for source in notebook_records.sources()]
     return every if notebooks is None else notebooks
 
 

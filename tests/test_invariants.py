@@ -125,7 +125,6 @@ RESIDUAL_STREAM = {
 #: The invariants that report a break at the first record of a kind, not at the broken line.
 AT_FIRST = {VERDICT_WORDS: "CLAIM ",
             "RANDOM-PATH.count = C(RANDOM-PATHS.layers, length) for every length": "RANDOM-PATH ",
-            "ARM median, low and high are those of its final-loss": "ARM ",
             "CLIP-ARM spreads follow from the seeds, CLIP-BEST is each stack's arm with the lowest "
             "median": "CLIP-ARM ",
             "ARM median, low and high are those of its final-validation": "ARM ",

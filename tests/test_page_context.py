@@ -30,3 +30,11 @@ def test_a_spread_of_finite_ends_traces_all_three(golden_traces: TraceSet) -> No
     finite = [record for record, diverged, high in arms if not diverged and high < OVERFLOWED]
     shown = str(spread(lab, finite[0], PROSE_FORMAT, SPREAD_KEYS))
     assert shown.count('class="tv"') == 3 and "diverged" not in shown
+
+
+def test_a_spread_whose_every_seed_diverged_reads_diverged(golden_traces: TraceSet) -> None:
+    lab, arms = clipping_arms(golden_traces)
+    seeds = len(lab.resolve("CLIP-CONFIG.seeds"))
+    every = [record for record, diverged, _ in arms if diverged == seeds]
+    assert every, "the recorded clipping runs have an arm whose every seed diverged"
+    assert str(spread(lab, every[0], PROSE_FORMAT, SPREAD_KEYS)) == "diverged"

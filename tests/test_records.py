@@ -68,6 +68,14 @@ def test_check_names_a_stale_notebook_and_the_command(monkeypatch) -> None:
     assert f"./dev record {NOTEBOOK}" in str(error.value)
 
 
+@pytest.mark.parametrize("mode", [(), ("--status",), ("--check",), ("--verify",)])
+def test_a_notebook_that_does_not_exist_is_named_with_those_that_do(mode) -> None:
+    with pytest.raises(EngineError) as error:
+        record(*mode, "notebooks/gone.ipynb")
+    assert str(error.value) == ("record: no notebook 'notebooks/gone.ipynb'; there are "
+                                "notebooks/gradient-flow.ipynb, notebooks/residual-stream.ipynb")
+
+
 @pytest.mark.slow
 def test_verify_finds_a_tampered_notebook_output_at_its_line(copy) -> None:
     lines = (copy / NOTEBOOK).read_text().splitlines(keepends=True)
