@@ -42,8 +42,9 @@ def same_as_trace(trace_id: str, name: str, result: Any, kinds: Collection[str] 
             theirs = next((row for row in same if row.split(" ")[1] == first), None) \
                 if len(same) > 1 else (same[0] if same else None)
             raise AssertionError(f"this run wrote {line!r}, but {trace_id} holds {theirs!r}")
-    print(f"{name}: all {len(lines)} record lines of this run equal trace {trace_id}'s, "
-          "bit for bit")
+    said = ("its one record line equals" if len(lines) == 1
+            else f"all {len(lines)} record lines of this run equal")
+    print(f"{name}: {said} trace {trace_id}'s, bit for bit")
 
 
 def check(prediction: object, measured: float | str, hint: str) -> None:
