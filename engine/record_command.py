@@ -59,9 +59,7 @@ def _split(ids: list[str] | None) -> tuple[list[str] | None, list[str] | None]:
     if ids is None:
         return None, None
     notebooks = [name for name in ids if name.startswith("notebooks/")]
-    if unknown := [name for name in notebooks if name not in _notebook_ids(None)]:
-        raise EngineError(f"record: no notebook {unknown[0]!r}; there are "
-                          f"{', '.join(_notebook_ids(None))}")
+    records.notebook_sources(notebooks)  # each exists, or the error names those that do
     return [name for name in ids if name not in notebooks], notebooks
 
 

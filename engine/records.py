@@ -178,7 +178,7 @@ def record_notebooks(names: Iterable[str], progress: TextIO,
 
     cache = os.environ.get(CACHE_VARIABLE) or str(DEFAULT_CELL_CACHE)
     keys, written = recorded_keys(folder), []
-    for source in _notebooks(names):
+    for source in notebook_sources(names):
         name = notebook_records.record_name(source)
         with _environment(**{CACHE_VARIABLE: cache, RECORDS_VARIABLE: None}):
             data = _execute(source, progress)
@@ -196,13 +196,15 @@ def verify_notebooks(names: Iterable[str], progress: TextIO,
     problems = []
     with tempfile.TemporaryDirectory(prefix="engine-verify-") as scratch, _environment(
             **{CACHE_VARIABLE: scratch, RECORDS_VARIABLE: None}):
-        for source in _notebooks(names):
+        for source in notebook_sources(names):
             data = _execute(source, progress)
             problems.append(_differs(folder / notebook_records.record_name(source), data))
     return [problem for problem in problems if problem]
 
 
-def _notebooks(names: Iterable[str]) -> list[Path]:
+def notebook_sources(names: Iterable[str]) -> list[Path]:
+    """The sources of the notebooks recorded as ``names``; one that does not exist is an
+    `EngineError` naming those that do."""
     wanted, by_name = list(names), {notebook_records.record_name(source): source
                                     for source in notebook_records.sources()}
     if unknown := [name for name in wanted if name not in by_name]:
