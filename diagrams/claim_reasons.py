@@ -1,15 +1,17 @@
 """What decided a verdict, for a page: the values a lab's CLAIM record names as its reason.
 
-Contract: ``decided_by(traces, key, fmt)`` is a Markup item for each value path of the
-default trace's ``CLAIM[key].because``, in order, naming the record it belongs to in words
-(the record spec's ``label`` with each ``{key}`` shown as that traced value; else the
-record's key; nothing for a once record), what the value is (its key's doc) and the value
-as ``diagrams.format.traced_range`` shows it in ``fmt`` (a value per seed by its two ends).
+Contract: ``decided_by(traces, key, fmt)`` is a `Reason` for each value path of the default
+trace's ``CLAIM[key].because``, in order, each a row of a table: ``run`` names the record it
+belongs to in words (the record spec's ``label`` with each ``{key}`` shown as that traced
+value; else the record's key; empty for a once record), ``what`` is what the value is (its
+key's doc) and ``value`` the value as ``diagrams.format.traced_range`` shows it in ``fmt`` (a
+value per seed by its two ends).
 """
 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from markupsafe import Markup
 
@@ -18,26 +20,32 @@ from tracefile import TraceSet
 from tracefile.values import PATH_RE
 
 
-def decided_by(traces: TraceSet, key: str, fmt: str) -> list[Markup]:
+class Reason(NamedTuple):
+    """One value a verdict was decided from: the run it belongs to, what it is, the value."""
+
+    run: Markup
+    what: str
+    value: Markup
+
+
+def decided_by(traces: TraceSet, key: str, fmt: str) -> list[Reason]:
     """The values ``CLAIM[key]`` was decided from, each named and traced."""
-    return [_item(traces, path, fmt) for path in traces.resolve(f"CLAIM[{key}].because")]
+    return [_reason(traces, path, fmt) for path in traces.resolve(f"CLAIM[{key}].because")]
 
 
-def _item(traces: TraceSet, path: str, fmt: str) -> Markup:
+def _reason(traces: TraceSet, path: str, fmt: str) -> Reason:
     parts = PATH_RE.fullmatch(path)
     assert parts is not None, path  # the parser accepted only value paths
     trace = traces.traces[traces.default]
     spec = trace.schema.specs[parts["kind"]]
     record = f"{parts['kind']}[{parts['key']}]" if parts["key"] else parts["kind"]
-    what = Markup("{}: {}").format(spec.by_name[parts["field"]].doc,
-                                   traced_range(traces, path, fmt))
     if spec.label:
-        label = _label(traces, record, spec.label, fmt)
+        run = _label(traces, record, spec.label, fmt)
     elif spec.keyed_by:
-        label = traced(traces, f"{record}.{spec.keyed_by}", fmt)
+        run = traced(traces, f"{record}.{spec.keyed_by}", fmt)
     else:
-        return what
-    return Markup("{}, {}").format(label, what)
+        run = Markup("")
+    return Reason(run, spec.by_name[parts["field"]].doc, traced_range(traces, path, fmt))
 
 
 def _label(traces: TraceSet, record: str, label: str, fmt: str) -> Markup:

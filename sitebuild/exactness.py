@@ -1,4 +1,5 @@
-"""A sentence never claims more exactness than the values it shows have.
+"""A sentence never claims more exactness than the values it shows have, and a paragraph
+never carries more numbers than a reader can hold.
 
 Contract: ``check_exactness(page, name, resolve, source, offset)`` reads a rendered page
 (Markdown with each traced value as the span ``diagrams.format.traced`` writes, which names
@@ -8,7 +9,10 @@ keyword format, a loop, a macro), each compared as shown with ``resolve(PATH)`` 
 
 - in a sentence that says *exact*, *exactly* or *precisely*, every value shows as stored;
 - no two values of a sentence show alike but are stored apart (a float rounded into another,
-  or into an int, or two vectors rounded alike).
+  or into an int, or two vectors rounded alike);
+- no paragraph (or list item) shows more than ``MAX_NUMBERS`` values that are numbers or
+  lists of numbers (names and yes-or-no values do not count): tables and charts carry the
+  rest.
 
 The first value that breaks a rule is a ``PageError`` at the line of ``source`` (the page's
 template, whose body starts after ``offset`` lines) that names its path, else at its line as
@@ -25,12 +29,17 @@ from diagrams.format import format_value
 from sitebuild.page_context import PageError
 
 _EXACT = re.compile(r"\b(?:exact|exactly|precisely)\b", re.I)
+#: The most numbers one paragraph may show (issue "Labs a learner finishes").
+MAX_NUMBERS = 4
 _SPAN = re.compile(r'<span class="tv" data-trace="([^"]+)"(?: data-what="[^"]*")? '
                    r'data-format="([^"]+)"[^>]*>[^<]*</span>')
 # What a reader never reads as prose: code blocks, inline code, tables (a row of a Markdown
 # table, or an HTML one) and figures. A table row's values are columns, not one statement.
 _NOT_PROSE = re.compile(r"^([ \t]*)(`{3,}|~{3,}).*?^\1\2[ \t]*$|`[^`\n]+`"
                         r"|<(table|svg|figure)\b.*?</\3>|^[ \t]*\|[^\n]*$", re.M | re.S)
+# A paragraph ends at a blank line and before a line that starts a list item, heading, table
+# row or admonition.
+_PARAGRAPH_END = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*+] |\d+\. |#|\||!!!|\?\?\?))")
 # A sentence ends at a full stop, question or exclamation mark before a capital or a tag, at
 # a blank line, and before a line that starts a list item, heading, table row or admonition.
 _SENTENCE_END = re.compile(
@@ -65,6 +74,32 @@ def check_exactness(page: str, name: str, resolve: Callable[[str], Any], source:
                                 f"a sentence shows {other} and {path} both as {shown}, stored "
                                 f"as {other_stored} and {stored}: show them with the figures "
                                 "that tell them apart (fixed6, exact)")
+
+
+def check_paragraph_numbers(page: str, name: str, resolve: Callable[[str], Any],
+                            source: str = "", offset: int = 0) -> None:
+    """Refuse a paragraph that shows more than ``MAX_NUMBERS`` numbers (see the module doc),
+    at the line of its first number past the limit."""
+    prose = _NOT_PROSE.sub(lambda block: re.sub(r"[^\n]", " ", block.group(0)), page)
+    start = 0
+    for end in [*_PARAGRAPH_END.finditer(prose), None]:
+        stop = len(prose) if end is None else end.start()
+        numbers = [span for span in _SPAN.finditer(prose, start, stop)
+                   if _is_number(resolve(span.group(1)))]
+        if len(numbers) > MAX_NUMBERS:
+            extra = numbers[MAX_NUMBERS]
+            raise PageError(name, _line(page, extra.start(), extra.group(1), source, offset),
+                            f"a paragraph shows {len(numbers)} numbers, more than "
+                            f"{MAX_NUMBERS}: keep the ones its point needs and let a table "
+                            f"or a chart carry the rest (the fifth is {extra.group(1)})")
+        start = stop if end is None else end.end()
+
+
+def _is_number(value: Any) -> bool:
+    """A number or a list of numbers, not a name or a yes-or-no value."""
+    if isinstance(value, (list, tuple)):
+        return bool(value) and all(_is_number(item) for item in value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _local(path: str) -> str:

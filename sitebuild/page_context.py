@@ -277,14 +277,13 @@ class PageContext:
 
 def rerun_command(trace: Trace, names: tuple[str, ...]) -> Markup:
     """The command that prints the page's experiments ``names``' records (from ``records/``,
-    or with ``--fresh`` from a new run), pasted at the repository's root, with its time."""
+    or with ``--fresh`` from a new run), pasted at the repository's root."""
     known = trace.schema.experiments
     if not names or (unknown := [name for name in names if name not in known]):
         raise PageError("<page>", None, f"rerun: trace {trace.trace_id} has no experiment "
                         f"{(unknown[0] if names else '')!r} (it has: {', '.join(known)})")
-    return Markup('<code class="rerun">./dev run {} {}</code> <span class="rerun-time">(from '
-                  'its record: about a second; <code>--fresh</code> recomputes the lab: '
-                  'minutes)</span>').format(trace.trace_id, " ".join(names))
+    return Markup('<code class="rerun">./dev run {} {}</code>').format(trace.trace_id,
+                                                                       " ".join(names))
 
 
 def table_caption(label: str, words: str, numbering: Numbering) -> Markup:

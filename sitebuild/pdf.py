@@ -9,11 +9,11 @@ prints the whole to ``site_dir/EDITION``: A4, the title atop and the page number
 page, the headings as the PDF's outline, each entry of the contents with its heading's page
 (read by poppler's ``pdfinfo`` from a first printing). It is a printed chapter: the contents
 say once where each number's provenance lives; what is for a screen (``.screen-only``: hover,
-tap, downloads) is left out, as are the folds holding listings or a chart's values; every
-other fold is printed open as a boxed section, and the exercises' answers in an appendix at
-the end. A missing Playwright, Chromium or pdfinfo, or a page that does not load, is a
-``BuildError``. The printing runs in a child process of its own
-session, ended with every browser process it started when it takes longer than
+tap, downloads) is left out, as are a chart's values and the listings in folds; every
+other fold (unless a listing was all it held) is printed open as a boxed section, and the
+exercises' answers in an appendix at the end. A missing Playwright, Chromium or pdfinfo, or
+a page that does not load, is a ``BuildError``. The printing runs in a child process of its
+own session, ended with every browser process it started when it takes longer than
 ``PRINT_SECONDS``: a page script that never returns cannot hang the build.
 """
 
@@ -125,12 +125,14 @@ ASSEMBLE = """async ([parts, site]) => {
     });
     main.append(appendix);
   }
-  // Paper has no hover, tap or download: what says so goes, and so do the folds that hold a
-  // listing or a chart's values (the web edition has them); every other fold is printed open,
-  // as the boxed section it is.
-  main.querySelectorAll(".screen-only").forEach((el) => el.remove());
+  // Paper has no hover, tap or download: what says so goes, and so do a chart's values and
+  // the listings in folds (the web edition has them), with any fold they leave empty; every
+  // other fold is printed open, as the boxed section it is.
+  main.querySelectorAll(".screen-only, details.chart-values").forEach((el) => el.remove());
   main.querySelectorAll("details").forEach((fold) => {
-    if (fold.matches(".chart-values") || fold.querySelector("pre, .chart-values, .notebook-link")) {
+    fold.querySelectorAll(".highlight, pre").forEach((listing) => listing.remove());
+    const kept = [...fold.children].filter((part) => part.tagName !== "SUMMARY");
+    if (fold.querySelector(".notebook-link") || !kept.some((part) => part.textContent.trim())) {
       fold.remove();
       return;
     }

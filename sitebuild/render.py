@@ -32,7 +32,7 @@ import yaml
 
 from diagrams.format import number_tokens
 from sitebuild.errors import BuildError
-from sitebuild.exactness import check_exactness
+from sitebuild.exactness import check_exactness, check_paragraph_numbers
 from sitebuild.notebooks import notebook_files
 from sitebuild.page_context import PageContext, PageError
 from sitebuild.paths import CHAPTER_TRACE, trace_url
@@ -101,6 +101,7 @@ def render_one(root: Path, source: Path, context: PageContext) -> str:
         page_globals = context.page_globals(trace_id, page_globals["ref"].shown, page_name)
         page = render_page(body, name, page_globals, offset)
     check_exactness(page, name, context.traces.resolve, body, offset)
+    check_paragraph_numbers(page, name, context.traces.resolve, body, offset)
     if link := context.edition_link(page_name):  # under the page's title
         page = _TITLE_LINE.sub(lambda title: f"{title.group(0)}\n{link}", page, count=1)
     return front + context.banner() + page + page_globals["cite"].section()

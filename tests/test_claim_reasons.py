@@ -25,24 +25,25 @@ def traced_paths(markup: str) -> list[str]:
 
 
 def test_a_once_records_value_is_named_by_its_key_doc(labs: dict[str, TraceSet]) -> None:
-    shown = "; ".join(decided_by(labs["residual-stream-v4"], "stream-is-sum", "sig4"))
-    assert shown.startswith("adding the writes to the embedding")
-    assert traced_paths(shown) == ["residual-stream-v4:STREAM.exact-in-order"]
+    [reason] = decided_by(labs["residual-stream-v4"], "stream-is-sum", "sig4")
+    assert reason.run == "" and reason.what.startswith("adding the writes to the embedding")
+    assert traced_paths(reason.value) == ["residual-stream-v4:STREAM.exact-in-order"]
 
 
 def test_an_arm_is_named_by_its_label_and_its_seeds_shown_as_their_range(
         labs: dict[str, TraceSet]) -> None:
     traces = labs["residual-stream-v4"]
     because = traces.resolve("CLAIM[postnorm-tuned-better].because")
-    shown = "; ".join(decided_by(traces, "postnorm-tuned-better", "sig4"))
-    assert shown.count("; ") == len(because) - 1
+    reasons = decided_by(traces, "postnorm-tuned-better", "sig4")
+    assert len(reasons) == len(because)
     first = because[0].removesuffix(".final-validation")
     finals = traces.resolve(because[0])
     low, high = finals.index(min(finals)), finals.index(max(finals))
-    assert traced_paths(shown)[:7] == [f"residual-stream-v4:{first}.{key}" for key in (
-        "variant", "norm", "depth", "lr", "warmup")] + [
+    assert traced_paths(reasons[0].run) == [f"residual-stream-v4:{first}.{key}" for key in (
+        "variant", "norm", "depth", "lr", "warmup")]
+    assert traced_paths(reasons[0].value) == [
         f"residual-stream-v4:{because[0]}[{low}]", f"residual-stream-v4:{because[0]}[{high}]"]
-    assert ", each seed&#39;s final validation loss: " in shown
+    assert reasons[0].what == "each seed's final validation loss"
 
 
 def test_seeds_that_all_overflowed_are_said_in_words(labs: dict[str, TraceSet]) -> None:

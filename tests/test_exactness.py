@@ -13,7 +13,7 @@ import pytest
 from test_format import Values
 
 from diagrams.format import format_value, traced
-from sitebuild.exactness import check_exactness
+from sitebuild.exactness import MAX_NUMBERS, check_exactness, check_paragraph_numbers
 from sitebuild.page_context import PROSE_FORMAT, PageError
 from sitebuild.render import make_env
 from tracefile import TraceSet
@@ -102,3 +102,46 @@ def test_a_table_row_is_not_one_sentence(golden_traces: TraceSet) -> None:
     traces = TraceSet(golden_traces.traces, STREAM)
     check('| {{ tv("FORMAT[fp-sixteen].stream-loss") }} | '
           '{{ tv("FORMAT[bf-sixteen].stream-loss") }} |\n', traces)
+
+
+def count(source: str, **values: object) -> None:
+    traces = Values(**values)
+
+    def tv(path: str, fmt: str = PROSE_FORMAT) -> str:
+        return traced(traces, path, fmt)
+
+    page = make_env().from_string(source).render(tv=tv)
+    check_paragraph_numbers(page, PAGE, traces.resolve, source)
+
+
+FIVE = dict(a=1.5, b=2, c=(1.0, 2.0), d=0.25, e=7.0)
+
+
+def test_a_paragraph_of_five_numbers_is_refused_at_the_fifth() -> None:
+    source = ('Intro.\n\n{{ tv("a") }}, {{ tv("b") }} and {{ tv("c") }},\n'
+              '{{ tv("d") }} and\n{{ tv("e") }}.\n')
+    with pytest.raises(PageError) as caught:
+        count(source, **FIVE)
+    assert str(caught.value) == (
+        f"{PAGE}:5: a paragraph shows 5 numbers, more than {MAX_NUMBERS}: keep the ones its "
+        "point needs and let a table or a chart carry the rest (the fifth is t:e)")
+
+
+@pytest.mark.parametrize("source", [
+    # four numbers, then a new paragraph, a list item, or a table row for the fifth
+    '{{ tv("a") }} {{ tv("b") }} {{ tv("c") }} {{ tv("d") }}.\n\n{{ tv("e") }}.',
+    '- {{ tv("a") }} {{ tv("b") }} {{ tv("c") }} {{ tv("d") }}\n- {{ tv("e") }}',
+    '{{ tv("a") }} {{ tv("b") }} {{ tv("c") }} {{ tv("d") }}.\n| {{ tv("e") }} |',
+    # names and yes-or-no values are not numbers
+    '{{ tv("a") }} {{ tv("b") }} {{ tv("c") }} {{ tv("d") }}, {{ tv("name") }} {{ tv("flag") }}.',
+    # a table carries any number of them
+    '| {{ tv("a") }} | {{ tv("b") }} | {{ tv("c") }} | {{ tv("d") }} | {{ tv("e") }} |',
+])
+def test_four_numbers_a_paragraph_and_the_rest_elsewhere_pass(source: str) -> None:
+    count(source, **FIVE, name="block0.w1", flag=True)
+
+
+def test_the_rule_counts_a_list_item_on_its_own() -> None:
+    with pytest.raises(PageError, match=r"^docs/page\.md:2: a paragraph shows 5 numbers"):
+        count('- x\n- {{ tv("a") }} {{ tv("b") }} {{ tv("c") }} {{ tv("d") }} {{ tv("e") }}',
+              **FIVE)
