@@ -343,6 +343,25 @@ def test_record_tables_break_names_only_where_the_page_marks_them(browser: Any,
         seen.assert_clean()
 
 
+@pytest.mark.parametrize("page", ["labs/gradient-flow.html", "labs/residual-stream.html"])
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_verdict_links_to_the_values_behind_it_in_its_closed_fold(
+        browser: Any, site_url: str, page: str) -> None:
+    with visit(browser, url_of(site_url, page), viewport=PHONE) as seen:
+        tab = seen.page
+        link = tab.locator("#table-verdicts + .md-typeset__scrollwrap a[href*='#why-']").first
+        target = link.get_attribute("href").split("#")[1]
+        assert tab.evaluate("id => document.getElementById(id).closest('details').open",
+                            target) is False
+        link.click()
+        tab.wait_for_function("id => document.getElementById(id).closest('details').open",
+                              arg=target)
+        assert tab.evaluate("id => document.getElementById(id).getBoundingClientRect().top",
+                            target) < PHONE["height"]
+        seen.assert_clean()
+
+
 #: The most phone screens a lab may run to with every fold closed (issue "Labs a learner
 #: finishes": findings, figures and verdicts in view, the detail a tap away).
 LAB_SCREENS = 25
