@@ -350,7 +350,17 @@ def test_a_verdict_links_to_the_values_behind_it_in_its_closed_fold(
         browser: Any, site_url: str, page: str) -> None:
     with visit(browser, url_of(site_url, page), viewport=PHONE) as seen:
         tab = seen.page
-        link = tab.locator("#table-verdicts + .md-typeset__scrollwrap a[href*='#why-']").first
+        table = tab.locator("#table-verdicts + .md-typeset__scrollwrap table")
+        # The table is one Tab stop: its links and numbers share a roving tab index.
+        stops = table.evaluate("t => [...t.querySelectorAll('a[href], .tv')]"
+                               ".filter(e => e.tabIndex === 0).length")
+        assert stops == 1
+        link = table.locator("a[href*='#why-']").first
+        link.focus()
+        tab.keyboard.press("ArrowDown")  # the next link or number of the table
+        assert table.evaluate("t => t.contains(document.activeElement) && "
+                              "document.activeElement.tabIndex === 0")
+        assert link.evaluate("e => e.tabIndex") == -1
         target = link.get_attribute("href").split("#")[1]
         assert tab.evaluate("id => document.getElementById(id).closest('details').open",
                             target) is False

@@ -7,7 +7,9 @@
  * clicked or focused (or Enter is pressed on it); Escape, a tap elsewhere or
  * moving focus away closes it. The keyboard reaches the numbers of one paragraph, list item,
  * table or figure (a group) with one Tab stop, and moves among them with the arrow keys,
- * Home and End (a roving tab index: the number last focused is the group's stop). A citation (`.citation-ref`, a link to the page's References)
+ * Home and End (a roving tab index: the number last focused is the group's stop); a table's
+ * links join its numbers, so passing a table is one Tab. A citation (`.citation-ref`, a link
+ * to the page's References)
  * or a reference to a figure, table or equation (`.element-ref`) shows its entry or the
  * element's caption in the same popover on hover and focus; a first tap shows it, a second
  * follows the link. The text is the element's own attributes or text, or the caption's
@@ -73,14 +75,31 @@
   }
 
   var GROUP = "table, figure, p, li, dd, dt, summary, h1, h2, h3, h4, h5, h6";
+  // What a group's single Tab stop moves among: its traced numbers, and a table's links.
+  var MEMBERS = ".md-typeset .tv, .md-typeset table a[href]";
 
-  function groupOf(el) { return el.closest(GROUP) || el.parentElement; }
+  function groupOf(el) {
+    return el.matches("table a[href]") ? el.closest("table")
+      : el.closest(GROUP) || el.parentElement;
+  }
 
-  // The traced numbers of el's group, in reading order (not those of a group inside it).
+  // The members of el's group, in reading order (not those of a group inside it).
   function members(el) {
     var group = groupOf(el);
-    return Array.prototype.filter.call(group.querySelectorAll(".tv"), function (other) {
+    return Array.prototype.filter.call(group.querySelectorAll(MEMBERS), function (other) {
       return groupOf(other) === group;
+    });
+  }
+
+  // el joins its group's roving tab index: the group's stop if it has none yet.
+  function joinGroup(el, stops) {
+    var group = groupOf(el);
+    el.setAttribute("tabindex", stops.has(group) ? "-1" : "0");
+    stops.add(group);
+    el.addEventListener("focus", function () {
+      members(el).forEach(function (other) {
+        other.setAttribute("tabindex", other === el ? "0" : "-1");
+      });
     });
   }
 
@@ -96,7 +115,8 @@
 
   function enhance(root) {
     var stops = new Set();  // the groups whose Tab stop is given
-    root.querySelectorAll(".md-typeset .tv[tabindex]").forEach(function (el) {
+    root.querySelectorAll(".md-typeset .tv[tabindex], .md-typeset table a[data-roving]")
+        .forEach(function (el) {
       if (el.getAttribute("tabindex") === "0") stops.add(groupOf(el));
     });
     root.querySelectorAll(".md-typeset .tv").forEach(function (el) {
@@ -104,23 +124,22 @@
       var stored = el.hasAttribute("data-exact") ? el.getAttribute("data-exact")
         : el.textContent;
       el.setAttribute("data-provenance", el.getAttribute("data-trace") + " = " + stored);
-      var group = groupOf(el);
-      el.setAttribute("tabindex", stops.has(group) ? "-1" : "0");
-      stops.add(group);
+      joinGroup(el, stops);
       el.addEventListener("mouseenter", function () { show(el); });
       el.addEventListener("mouseleave", function () { if (current === el) hide(); });
-      el.addEventListener("focus", function () {
-        members(el).forEach(function (other) {
-          other.setAttribute("tabindex", other === el ? "0" : "-1");
-        });
-        show(el);
-      });
+      el.addEventListener("focus", function () { show(el); });
       el.addEventListener("blur", function () { if (current === el) hide(); });
       el.addEventListener("click", function (event) { event.stopPropagation(); show(el); });
       el.addEventListener("keydown", function (event) {
         if (event.key === "Enter" || event.key === " ") { event.preventDefault(); show(el); }
         else rove(el, event);
       });
+    });
+    root.querySelectorAll(".md-typeset table a[href]").forEach(function (el) {
+      if (el.hasAttribute("data-roving")) return;
+      el.setAttribute("data-roving", "");
+      joinGroup(el, stops);
+      el.addEventListener("keydown", function (event) { rove(el, event); });
     });
   }
 
