@@ -3,9 +3,10 @@
 Contract: ``decided_by(traces, key, fmt)`` is a `Reason` for each value path of the default
 trace's ``CLAIM[key].because``, in order, each a row of a table: ``run`` names the record it
 belongs to in words (the record spec's ``label`` with each ``{key}`` shown as that traced
-value; else the record's key; empty for a once record), ``what`` is what the value is (its
+value; else the name of its key and the key, "threshold 0.15"; else, for a once record, the
+record's doc), ``what`` is what the value is (its
 key's doc) and ``value`` the value as ``diagrams.format.traced_range`` shows it in ``fmt`` (a
-value per seed by its two ends).
+value per seed by its two ends; a loss that overflowed reads "diverged").
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from markupsafe import Markup
 
 from diagrams.format import traced, traced_range
 from tracefile import TraceSet
-from tracefile.values import PATH_RE
+from tracefile.values import OVERFLOWED, PATH_RE
 
 
 class Reason(NamedTuple):
@@ -42,10 +43,14 @@ def _reason(traces: TraceSet, path: str, fmt: str) -> Reason:
     if spec.label:
         run = _label(traces, record, spec.label, fmt)
     elif spec.keyed_by:
-        run = traced(traces, f"{record}.{spec.keyed_by}", fmt)
+        run = Markup("{} {}").format(spec.keyed_by, traced(traces, f"{record}.{spec.keyed_by}",
+                                                            fmt))
     else:
-        run = Markup("")
-    return Reason(run, spec.by_name[parts["field"]].doc, traced_range(traces, path, fmt))
+        run = Markup.escape(spec.doc or "")
+    value = traces.resolve(path)
+    shown = (Markup("diverged") if isinstance(value, float) and abs(value) == OVERFLOWED
+             else traced_range(traces, path, fmt))
+    return Reason(run, spec.by_name[parts["field"]].doc, shown)
 
 
 def _label(traces: TraceSet, record: str, label: str, fmt: str) -> Markup:

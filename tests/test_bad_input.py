@@ -242,13 +242,14 @@ FAILURES: dict[str, Failure] = {
     "formula-katex-rejects": page_edit("mkdocs", r"A formula that does not parse: $\frac{x$.",
                                        rf"{PAGE}:{{at}}: KaTeX cannot typeset \$\\frac.x\$"),
     # the page around the article comes from mkdocs.yml, and holds no number either
-    "number-in-nav": code_edit("gates", "mkdocs.yml", "  - How it is built: building.md",
-                               "  - How it is built in 42 steps: building.md",
+    "number-in-nav": code_edit("gates", "mkdocs.yml", "  - How this site is built: building.md",
+                               "  - How this site is built in 42 steps: building.md",
                                r"mkdocs\.yml:\d+: \[audit\] untagged number '42' in the text "
                                r"around the article"),
     "nav-names-a-missing-page": code_edit(
-        "mkdocs", "mkdocs.yml", "  - How it is built: building.md", "  - How it is built: gone.md",
-        rf"mkdocs\.yml:{_line_of('mkdocs.yml', 'How it is built: building.md')}: nav: "
+        "mkdocs", "mkdocs.yml", "  - How this site is built: building.md",
+        "  - How this site is built: gone.md",
+        rf"mkdocs\.yml:{_line_of('mkdocs.yml', 'How this site is built: building.md')}: nav: "
         r"'gone\.md' is not a page of docs/$"),
     "unknown-trace-in-front-matter": code_edit(
         "render", "docs/labs/gradient-flow.md", "trace: gradient-flow-v4", "trace: no-such-v1",

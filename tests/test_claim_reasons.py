@@ -26,7 +26,8 @@ def traced_paths(markup: str) -> list[str]:
 
 def test_a_once_records_value_is_named_by_its_key_doc(labs: dict[str, TraceSet]) -> None:
     [reason] = decided_by(labs["residual-stream-v4"], "stream-is-sum", "sig4")
-    assert reason.run == "" and reason.what.startswith("adding the writes to the embedding")
+    assert reason.run == "the last state as the embedding plus every block&#39;s write"
+    assert reason.what.startswith("adding the writes to the embedding")
     assert traced_paths(reason.value) == ["residual-stream-v4:STREAM.exact-in-order"]
 
 
@@ -53,3 +54,9 @@ def test_seeds_that_all_overflowed_are_said_in_words(labs: dict[str, TraceSet]) 
                if name.startswith("residual-default-32-"))
     shown = str(traced_range(traces, f"ARM[{arm}].final-loss", "sig4"))
     assert shown == "overflowed in every seed"
+
+
+def test_a_keyed_records_value_is_named_by_its_key(labs: dict[str, TraceSet]) -> None:
+    reasons = decided_by(labs["residual-stream-v4"], "early-exit-saves", "sig4")
+    keyed = [reason.run for reason in reasons if "EARLY-EXIT[" in reason.run]
+    assert keyed and all(run.startswith("threshold <span") for run in keyed)
