@@ -292,7 +292,8 @@ def _same_x(trace: Trace, line: Line, first: Line) -> bool:
 
 
 def _row_heads(trace: Trace, line: Line, count: int) -> list[Markup | str]:
-    """The traced x values of a line, or its positions in words."""
+    """The traced x values of a line (to four figures, as the page's prose shows them), or its
+    positions in words."""
     if line.x is POSITIONS:
         return [number_words(position) for position in range(line.first, line.first + count)]
-    return [traced(trace, path) for path, _ in _points(trace, line.x)]
+    return [traced(trace, path, "sig4") for path, _ in _points(trace, line.x)]
