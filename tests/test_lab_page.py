@@ -8,11 +8,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from lab_support import LAB_PAGE, lab_traces
+from lab_support import LAB_PAGE, check_verdict_rows, lab_traces
 from site_support import BuiltSite
 
 from diagrams import charts_gradient_flow
 from sitebuild.gates.audit import audit_site
+from tracefile import SCHEMAS
 
 pytestmark = pytest.mark.slow
 
@@ -78,3 +79,9 @@ def test_a_published_lab_trace_that_disagrees_with_the_page_is_caught(
     published.write_text(text.replace("band=10.0", "band=20.0"), encoding="utf-8")
     findings = [f for f in audit_site(copy, lab_traces(copy)) if f.page == LAB_PAGE]
     assert findings and all("TEN-LAYERS-CONFIG.band" in f.message for f in findings)
+
+
+def test_each_verdict_row_gives_the_numbers_that_decided_it(built: tuple[Path, str]) -> None:
+    site, _ = built
+    check_verdict_rows((site / LAB_PAGE).read_text(encoding="utf-8"),
+                       len(SCHEMAS["gradient-flow-v4"].claims))

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from lab_support import check_verdict_rows
 from site_support import BuiltSite, published_traces
 
 from diagrams import charts_residual_stream
@@ -102,3 +103,7 @@ def test_demonstrations_stand_apart_from_the_claims_the_runs_test(page: str) -> 
     assert {"stream-is-sum", "add-is-cheap"} <= demonstrations
     assert claims_in("demonstrations") == demonstrations
     assert claims_in("verdicts") == {claim.key for claim in CLAIMS} - demonstrations
+
+
+def test_each_verdict_row_gives_the_numbers_that_decided_it(page: str) -> None:
+    check_verdict_rows(page, len([claim for claim in CLAIMS if not claim.construction]))
