@@ -10,7 +10,8 @@ background, so it reads in light and dark themes. Series are told apart by line 
 as well as colour; a series may carry a band (low and high values per x, drawn translucent
 behind its line), and long series get markers on a subset of their points only; a series may fix
 its look (``look``) so a variant keeps it across charts, and the legend sits below the axes,
-never over the data. Yardsticks (``references``) are thin dotted lines named at their right end;
+never over the data. Yardsticks (``references``) are thin dotted lines named at their right end
+(above the line; under it near the top of the axes, where the frame would cut the name);
 ``ylim`` fixes the y range (charts compared side by side share it).
 Every plotted value comes from the ``Series`` (built from trace paths by the page's plot
 declarations); tick labels are derived by matplotlib from the plotted data's range.
@@ -154,10 +155,11 @@ def _draw(plot: Plot) -> str:
                 axes.plot(series.x, series.y, label=series.label, color=colour,
                           linestyle=style, marker=marker, markersize=4, linewidth=1.5,
                           markevery=_mark_every(len(series.x)))
-            _references(axes, plot)
+            _reference_lines(axes, plot)
             _scale(axes, plot)
             if plot.ylim is not None:
                 axes.set_ylim(*plot.ylim)
+            _reference_labels(axes, plot)
             axes.set_xlabel(plot.xlabel)
             axes.set_ylabel(plot.ylabel)
             axes.grid(True, linewidth=0.4, alpha=0.4, color="black")
@@ -186,14 +188,36 @@ def _draw(plot: Plot) -> str:
     return out.getvalue()
 
 
-def _references(axes: Any, plot: Plot) -> None:
-    """Yardsticks behind the data, each named just above its line at the right edge."""
-    for label, y in plot.references:
+def _reference_lines(axes: Any, plot: Plot) -> None:
+    """Yardsticks behind the data, thin dotted lines across the axes."""
+    for _, y in plot.references:
         axes.axhline(y, color="black", alpha=0.55, linewidth=0.8, linestyle=(0, (1, 2)),
                      zorder=0.5)
+
+
+#: The room a yardstick's name needs above its line (a share of the axes' height): nearer the
+#: top, the frame would cut it.
+NEAR_TOP = 0.08
+
+
+def _reference_labels(axes: Any, plot: Plot) -> None:
+    """Each yardstick named at the right edge, just above its line. Near the top the axes
+    grow to make room, unless the chart fixes its range: then the name goes under the line."""
+    def height(y: float) -> float:
+        return axes.transAxes.inverted().transform(axes.transData.transform((0, y)))[1]
+
+    top = max((y for _, y in plot.references), default=None)
+    if top is not None and plot.ylim is None and height(top) > 1 - NEAR_TOP:
+        low, high = axes.get_ylim()
+        if axes.get_yscale() == "log":
+            axes.set_ylim(low, high * (high / low) ** NEAR_TOP)
+        else:
+            axes.set_ylim(low, high + (high - low) * NEAR_TOP)
+    for label, y in plot.references:
+        below = height(y) > 1 - NEAR_TOP
         axes.annotate(label, xy=(1.0, y), xycoords=("axes fraction", "data"),
-                      xytext=(-2, 1.5), textcoords="offset points", ha="right", va="bottom",
-                      fontsize=8, alpha=0.8)
+                      xytext=(-2, -1.5 if below else 1.5), textcoords="offset points",
+                      ha="right", va="top" if below else "bottom", fontsize=8, alpha=0.8)
 
 
 def _below_xlabel(figure: Any, axes: Any, legend: Any) -> None:
