@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from diagrams.format import traced, traced_range
 from tracefile import TraceSet
-from tracefile.values import OVERFLOWED, PATH_RE
+from tracefile.values import PATH_RE
 
 
 class Reason(NamedTuple):
@@ -47,10 +47,7 @@ def _reason(traces: TraceSet, path: str, fmt: str) -> Reason:
                                                             fmt))
     else:
         run = Markup.escape(spec.doc or "")
-    value = traces.resolve(path)
-    shown = (Markup("diverged") if isinstance(value, float) and abs(value) == OVERFLOWED
-             else traced_range(traces, path, fmt))
-    return Reason(run, spec.by_name[parts["field"]].doc, shown)
+    return Reason(run, spec.by_name[parts["field"]].doc, traced_range(traces, path, fmt))
 
 
 def _label(traces: TraceSet, record: str, label: str, fmt: str) -> Markup:

@@ -11,7 +11,8 @@ Contract:
 - ``traced(traces, path, fmt)``: the HTML span that carries a value's provenance;
   ``traced_range(traces, path, fmt)`` a list of several numbers (a value per seed) as its least
   and largest element, each traced (``low–high``; one where both show the same; in words
-  where every value overflowed), any other value as ``traced`` shows it.
+  where every value overflowed), a single value that overflowed (a seed that diverged) as
+  "diverged", any other value as ``traced`` shows it.
 - ``number_tokens(text)``: the one definition of "a number in text" (used by the audit).
 """
 
@@ -177,6 +178,8 @@ def traced(traces: Trace | TraceSet, path: str, fmt: str = "exact", tag: str = "
 def traced_range(traces: Trace | TraceSet, path: str, fmt: str = "exact") -> Markup:
     """A list of numbers by its two ends, each traced (see the module doc)."""
     value = traces.resolve(path)
+    if isinstance(value, float) and abs(value) == OVERFLOWED:
+        return Markup("diverged")  # a loss past the largest float: its seed diverged
     if not (isinstance(value, tuple) and len(value) > 1
             and all(isinstance(item, float) for item in value)):
         return traced(traces, path, fmt)

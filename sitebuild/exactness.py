@@ -42,8 +42,7 @@ _NOT_PROSE = re.compile(r"^([ \t]*)(`{3,}|~{3,}).*?^\1\2[ \t]*$|`[^`\n]+`"
 _PARAGRAPH_END = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*+] |\d+\. |#|\||!!!|\?\?\?))")
 # A sentence ends at a full stop, question or exclamation mark before a capital or a tag, at
 # a blank line, and before a line that starts a list item, heading, table row or admonition.
-_SENTENCE_END = re.compile(
-    r"(?<=[.!?])\s+(?=[A-Z{*_`\[$<])|\n[ \t]*\n|\n(?=[ \t]*(?:[-*+] |\d+\. |#|\||!!!|\?\?\?))")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z{*_`\[$<])|" + _PARAGRAPH_END.pattern)
 
 
 def check_exactness(page: str, name: str, resolve: Callable[[str], Any], source: str = "",

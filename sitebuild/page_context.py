@@ -32,7 +32,6 @@ from sitebuild.numbering import Numbering
 from sitebuild.paths import trace_url
 from tracefile import Trace, TraceSet
 from tracefile.errors import LocatedError
-from tracefile.values import OVERFLOWED
 
 
 class PageError(LocatedError):
@@ -336,8 +335,7 @@ def spread(traces: TraceSet, record: str, fmt: str, keys: tuple[str, str, str]) 
     range is left out when its two ends show as the same number (it spans nothing), and an
     end that overflowed (a seed that diverged) reads "diverged"."""
     middle, low, high = (f"{record}.{key}" for key in keys)
-    shown = [Markup("diverged") if abs(traces.resolve(path)) == OVERFLOWED
-             else traced(traces, path, fmt) for path in (middle, low, high)]
+    shown = [traced_range(traces, path, fmt) for path in (middle, low, high)]
     if _same_number(*(format_value(traces.resolve(path), fmt) for path in (low, high))):
         return shown[0]
     return Markup("{} ({}–{})").format(*shown)

@@ -343,7 +343,10 @@ def test_record_tables_break_names_only_where_the_page_marks_them(browser: Any,
         seen.assert_clean()
 
 
-@pytest.mark.parametrize("page", ["labs/gradient-flow.html", "labs/residual-stream.html"])
+LABS = ("labs/gradient-flow.html", "labs/residual-stream.html")
+
+
+@pytest.mark.parametrize("page", LABS)
 @pytest.mark.slow
 @pytest.mark.browser
 def test_a_verdict_links_to_the_values_behind_it_in_its_closed_fold(
@@ -381,7 +384,7 @@ SCREENS = """(open) => {
 }"""
 
 
-@pytest.mark.parametrize("page", ["labs/gradient-flow.html", "labs/residual-stream.html"])
+@pytest.mark.parametrize("page", LABS)
 @pytest.mark.slow
 @pytest.mark.browser
 def test_a_lab_reads_in_at_most_25_phone_screens_with_its_folds_closed(

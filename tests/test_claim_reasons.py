@@ -60,3 +60,10 @@ def test_a_keyed_records_value_is_named_by_its_key(labs: dict[str, TraceSet]) ->
     reasons = decided_by(labs["residual-stream-v4"], "early-exit-saves", "sig4")
     keyed = [reason.run for reason in reasons if "EARLY-EXIT[" in reason.run]
     assert keyed and all(run.startswith("threshold <span") for run in keyed)
+
+
+def test_a_loss_that_overflowed_reads_diverged(labs: dict[str, TraceSet]) -> None:
+    reasons = decided_by(labs["gradient-flow-v4"], "clipping-tames-explosion", "sig4")
+    # The unclipped 32-block stack diverged in every seed at every rate.
+    assert "diverged" in [str(reason.value) for reason in reasons]
+    assert not any("10³⁰⁸" in str(reason.value) for reason in reasons)
