@@ -2,7 +2,11 @@
 
 Run from the project root with the project's virtualenv:
 
-    .venv/bin/python benchmarks/bench_engine.py [--repeat N] [--steps S] [--glibc-defaults]
+    .venv/bin/python benchmarks/bench_engine.py [--repeat N] [--steps S]
+
+It runs with the malloc settings its environment holds, and says which: ``./dev`` and the
+engine export them (engine/allocator.py). To measure what they are worth, run it once with
+them exported and once under ``env -u MALLOC_MMAP_THRESHOLD_ -u MALLOC_TRIM_THRESHOLD_``.
 
 Two measurements, nothing asserted (speed is watched and written down, never timed in a test):
 
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import functools
 import math
+import os
 import statistics
 import sys
 import time
@@ -30,14 +35,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.allocator import keep_freed_memory  # noqa: E402
+from engine.allocator import MALLOC_ENVIRONMENT  # noqa: E402
 from engine.numerics import pin  # noqa: E402
 
 pin()  # the kernels and the one BLAS thread of every engine run, before numpy loads
-# and its malloc settings, as `python -m engine` makes them (--glibc-defaults: without them, to
-# measure what engine/allocator.py is worth; run both, one after the other)
-if "--glibc-defaults" not in sys.argv:
-    keep_freed_memory()
+#: The malloc settings this process started with (glibc read them then).
+MALLOC_SETTINGS = " ".join(f"{name}={os.environ[name]}" for name in MALLOC_ENVIRONMENT
+                           if name in os.environ) or "glibc's defaults"
 
 import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
@@ -117,8 +121,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7, help="interleaved repeats")
     parser.add_argument("--steps", type=int, default=20, help="training steps per repeat")
-    parser.add_argument("--glibc-defaults", action="store_true",
-                        help="leave glibc's malloc settings as they are (engine/allocator.py off)")
     arguments = parser.parse_args()
 
     steps = {depth: training_step(depth) for depth in DEPTHS}
@@ -132,7 +134,7 @@ def main() -> None:
             with BLAS_MODES[blas]():
                 for depth, step in steps.items():
                     step_times[blas, depth].append(per_call(step, arguments.steps))
-    print("training step (d=32, 4 heads, batch 16 x 30 tokens, Adam)")
+    print(f"training step (d=32, 4 heads, batch 16 x 30 tokens, Adam; malloc: {MALLOC_SETTINGS})")
     for blas, depth in step_times:
         median = statistics.median(step_times[blas, depth])
         print(f"  {blas:22s} depth {depth}: {median * 1e3:7.2f} ms/step  "

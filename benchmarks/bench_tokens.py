@@ -32,11 +32,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.allocator import keep_freed_memory  # noqa: E402
 from engine.numerics import pin  # noqa: E402
 
 pin()  # the kernels and the one BLAS thread of every engine run, before numpy loads
-keep_freed_memory()  # and its malloc settings, as `python -m engine` makes them
+# (its malloc settings come from the environment it starts in: run it through ./dev's, or
+# export engine/allocator.py's MALLOC_ENVIRONMENT)
 
 import numpy as np  # noqa: E402
 

@@ -10,7 +10,7 @@ the chapter's worked example (engine.worked_example), the decoder and its traini
 run computes with (engine.numerics). The package itself holds only the errors.
 Run ``python -m engine --help`` for the command line. Importing the package loads no numpy, so
 that `engine.numerics.pin()` can still choose its kernels, and changes nothing in the process:
-the speed settings (engine/allocator.py) are the runners' (``python -m engine``, `train`).
+the speed settings (engine/allocator.py) are the runner's (``python -m engine``).
 """
 
 from engine.errors import (

@@ -13,8 +13,8 @@ from a run. Every user error is one line on stderr (``engine: error: ...``) and 
 status 2; a result that cannot be written (disk full, read-only, no permission, standard
 output included) is one such line and exit status 1. Never a traceback. Every command
 first pins the numerics (`engine.numerics.pin`),
-so nothing imported at this module's top may load numpy, and keeps freed memory
-(`engine.allocator`), which changes speed, never results.
+so nothing imported at this module's top may load numpy, and has every process it starts
+keep its freed memory (`engine.allocator`), which changes speed, never results.
 """
 
 from __future__ import annotations

@@ -1,39 +1,30 @@
-"""Keep freed memory in the process: glibc malloc settings for many short-lived arrays.
+"""Keep freed memory in the process: glibc's malloc settings for many short-lived arrays.
 
-Contract: `keep_freed_memory()` raises glibc's mmap threshold (to its 32 MiB maximum on
-64-bit) and its trim threshold (to 256 MiB) with ``mallopt``, once per process, and returns
-whether it could. On a C library without ``mallopt`` (not glibc) it does nothing and
-returns False. It changes speed, never results.
+Contract: `keep_freed_memory()` puts ``MALLOC_ENVIRONMENT`` into ``os.environ`` (a value the
+caller set wins), so that every process a run starts from then on (the grid's workers, a
+notebook's kernel) keeps its freed memory: glibc reads the two variables once, when a process
+starts, raising the mmap threshold to its 32 MiB maximum on 64-bit and the trim threshold to
+256 MiB. The process that calls it starts with whatever its own environment held (``./dev``
+exports them). Other C libraries ignore them. It changes speed, never results.
 
 Why: a training step allocates and frees hundreds of arrays of a few hundred KiB (the MLP's
 ``[B, T, 4d]`` activations and their gradients). With glibc's defaults such a block either
 comes from a fresh ``mmap`` or, once freed at the top of the heap, is handed back to the
-system, so the next step page-faults on every page again. On the reference machine that
-made an elementwise operation on a 480 KiB array cost about 350 µs instead of 15 µs and
-doubled the decoder's step time. The runners call this (``python -m engine`` and
-`engine.models.train`), never the import of a module.
+system, so the next step page-faults on every page again: the decoder's step took 75 ms
+instead of 53 ms at eight blocks (benchmarks/bench_engine.py, with and without them). The
+runners call this (``python -m engine``), never the import of a module.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import functools
+import os
 
-M_TRIM_THRESHOLD = -1
-M_MMAP_THRESHOLD = -3
-MMAP_THRESHOLD = 32 * 1024 * 1024
-TRIM_THRESHOLD = 256 * 1024 * 1024
+#: What glibc's malloc reads at a process's start (mallopt(3): M_MMAP_THRESHOLD, M_TRIM_THRESHOLD).
+MALLOC_ENVIRONMENT = {"MALLOC_MMAP_THRESHOLD_": str(32 * 1024 * 1024),
+                      "MALLOC_TRIM_THRESHOLD_": str(256 * 1024 * 1024)}
 
 
-@functools.cache
-def keep_freed_memory() -> bool:
-    """Raise glibc's mmap and trim thresholds; False where ``mallopt`` is unavailable."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
-        return False
-    mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
-    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(
-        mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))
+def keep_freed_memory() -> None:
+    """Every process started from now on keeps its freed memory (see the module doc)."""
+    for name, value in MALLOC_ENVIRONMENT.items():
+        os.environ.setdefault(name, value)

@@ -10,7 +10,7 @@ import pytest
 from opcheck import check_op, sample
 
 from engine.errors import ConfigError, ShapeError
-from engine.nn import BlockStackConfig, build_stack
+from engine.nn import Block, BlockStackConfig, build_stack, write_only
 from engine.nn.blocks import VARIANTS
 from engine.tensor import TensorValue
 
@@ -89,10 +89,9 @@ def test_parameter_names_and_order():
     assert names["plain"] == names["residual"] == ["block0.w1", "block0.w2", "block1.w1",
                                                    "block1.w2"]
     assert names["scaled"][:3] == ["block0.w1", "block0.w2", "block0.alpha"]
-    assert names["prenorm"][:4] == ["block0.norm.weight", "block0.norm.bias", "block0.w1",
-                                    "block0.w2"]
-    assert names["postnorm"][:4] == ["block0.w1", "block0.w2", "block0.norm.weight",
-                                     "block0.norm.bias"]
+    # A block lists a sublayer's norm before its weights, wherever the norm acts.
+    assert names["prenorm"][:4] == names["postnorm"][:4] == [
+        "block0.norm.weight", "block0.norm.bias", "block0.w1", "block0.w2"]
     stack = build_stack(2, WIDTH, HIDDEN, "residual", seed=0)
     assert stack.named_parameters()["block1.w2"].shape == (HIDDEN, WIDTH)
     assert stack.named_parameters()["block1.w1"].shape == (WIDTH, HIDDEN)
@@ -214,3 +213,23 @@ def test_a_stack_trains_with_an_optimizer():
         optimizer.step()
         losses.append(float(loss.value))
     assert losses[-1] < 0.7 * losses[0]
+
+
+def test_a_block_takes_a_norm_exactly_where_it_places_one():
+    stack = build_stack(1, WIDTH, HIDDEN, "prenorm", seed=0)
+    mlp, norm = stack.blocks[0].mlp, stack.blocks[0].mlp_norm
+    with pytest.raises(ConfigError, match=r"^Block: every sublayer takes a norm exactly when "):
+        Block(mlp, norm_at="pre")
+    with pytest.raises(ConfigError, match=r"^Block: every sublayer takes a norm exactly when "):
+        Block(mlp, mlp_norm=norm)
+    with pytest.raises(ConfigError, match=r"^Block: norm_at must be one of None, pre, post; "):
+        Block(mlp, norm_at="middle", mlp_norm=norm)
+
+
+def test_the_forward_takes_another_merge():
+    block = build_stack(1, WIDTH, HIDDEN, "residual", seed=0).blocks[0]
+    x = TensorValue.constant(sample(2, WIDTH, seed=5))
+    passed = block.forward(x, write_only)
+    np.testing.assert_array_equal(passed.output.value, block.mlp(x).value)
+    assert passed.middle is x and passed.attention_write is None
+    np.testing.assert_array_equal(block(x).value, x.value + block.mlp(x).value)

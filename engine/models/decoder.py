@@ -10,8 +10,9 @@ Contract (``tokens`` is an integer array ``[B, T]`` with ``T <= context``):
       plain, post-norm:     x ← norm(A_k(x));            x ← norm(M_k(x))
     logits = norm_f(x_L) @ U          (U = Eᵀ when tied, else the ``unembed`` matrix)
 
-Every merge is `engine.nn.residual_add` (a block's forward takes another ``merge``, the
-analyses' way to round or bend the add), every norm an RMSNorm with a learned weight. The
+Each block is `engine.nn.Block` (`decoder_block`), every merge `engine.nn.residual_add`
+(`write_only` in the plain variant; a block's forward takes another ``merge``, the analyses'
+way to round or bend the add), every norm an RMSNorm with a learned weight. The
 final norm is there for every variant (for post-norm the last block already normalized, so
 it is redundant but harmless): the read-out `readout` is then one function of a stream state
 for all variants, which the logit lens needs. For the residual pre-norm model the stream is
@@ -30,7 +31,6 @@ counted from 0 in names; the forward's lists count states from ``x_0``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,30 +40,10 @@ from engine import init
 from engine.errors import ConfigError, ShapeError
 from engine.models.attention import CausalSelfAttention
 from engine.models.config import DecoderConfig
-from engine.nn import MLP, Linear, Norm, named_linear, residual_add
+from engine.nn import MLP, Block, Linear, Norm, named_linear, residual_add, write_only
 from engine.ops import add, cross_entropy, embedding, matmul, transpose
 from engine.ops._common import integer_indices
 from engine.tensor import TensorValue
-
-#: How a block joins a sublayer's write to the stream: ``merge(stream, write)``.
-Merge = Callable[[TensorValue, TensorValue], TensorValue]
-
-
-def write_only(stream: TensorValue, write: TensorValue) -> TensorValue:
-    """The plain variant's merge: the write replaces the stream."""
-    return write
-
-
-@dataclass(frozen=True)
-class BlockPass:
-    """One block's forward (tape values): the stream after it (``output``), the stream
-    between its attention and MLP (``middle``), both writes and the attention pattern."""
-
-    output: TensorValue
-    middle: TensorValue
-    attention_write: TensorValue
-    mlp_write: TensorValue
-    attention_pattern: TensorValue
 
 
 @dataclass(frozen=True)
@@ -84,55 +64,31 @@ class DecoderPass:
     attention_patterns: tuple[TensorValue, ...]
 
 
-class DecoderBlock:
-    """Attention then MLP, each merged into the stream as the config says."""
+def decoder_block(config: DecoderConfig, index: int) -> Block:
+    """Block ``index`` of the decoder: attention then a GELU MLP, merged and normalized as
+    the config says (`engine.nn.Block`)."""
+    name, d, hidden = f"block{index}", config.width, config.hidden
 
-    def __init__(self, config: DecoderConfig, index: int) -> None:
-        name, d, hidden = f"block{index}", config.width, config.hidden
+    def rng(slot: int) -> np.random.Generator:
+        return np.random.default_rng((config.seed, 1 + index, slot))
 
-        def rng(slot: int) -> np.random.Generator:
-            return np.random.default_rng((config.seed, 1 + index, slot))
+    def linear(weight: str, values: np.ndarray) -> Linear:
+        return named_linear(f"{name}.{weight}", values.astype(config.precision))
 
-        def linear(weight: str, values: np.ndarray) -> Linear:
-            return named_linear(f"{name}.{weight}", values.astype(config.precision))
+    def output(slot: int, fan_in: int) -> np.ndarray:
+        return init.output_projection(config.output_init, rng(slot), fan_in, d, config.depth)
 
-        def output(slot: int, fan_in: int) -> np.ndarray:
-            return init.output_projection(config.output_init, rng(slot), fan_in, d, config.depth)
-
-        self.config = config
-        self.attn = CausalSelfAttention(
-            *(linear(f"attn.{w}", init.xavier_normal(rng(slot), d, d))
-              for slot, w in enumerate(("wq", "wk", "wv"))),
-            linear("attn.wo", output(3, d)),
-            config.heads,
-        )
-        self.mlp = MLP(linear("mlp.w1", init.he_normal(rng(4), d, hidden)),
-                       linear("mlp.w2", output(5, hidden)), "gelu")
-        self.attn_norm = Norm("rms", d, f"{name}.attn.norm", config.precision)
-        self.mlp_norm = Norm("rms", d, f"{name}.mlp.norm", config.precision)
-
-    # --8<-- [start:block-forward]
-    def forward(self, x: TensorValue, merge: Merge | None = None) -> BlockPass:
-        """The block on the stream ``x``. ``merge(stream, write)`` joins each sublayer's write
-        to the stream: `residual_add` by default, the write alone in the plain variant."""
-        if merge is None:
-            merge = residual_add if self.config.variant == "residual" else write_only
-        if self.config.norm == "pre":
-            attention_write, pattern = self.attn(self.attn_norm(x))
-            middle = merge(x, attention_write)
-            mlp_write = self.mlp(self.mlp_norm(middle))
-            output = merge(middle, mlp_write)
-        else:
-            attention_write, pattern = self.attn(x)
-            middle = self.attn_norm(merge(x, attention_write))
-            mlp_write = self.mlp(middle)
-            output = self.mlp_norm(merge(middle, mlp_write))
-        return BlockPass(output, middle, attention_write, mlp_write, pattern)
-    # --8<-- [end:block-forward]
-
-    def parameters(self) -> list[TensorValue]:
-        return [*self.attn_norm.parameters(), *self.attn.parameters(),
-                *self.mlp_norm.parameters(), self.mlp.w1.weight, self.mlp.w2.weight]
+    attention = CausalSelfAttention(
+        *(linear(f"attn.{w}", init.xavier_normal(rng(slot), d, d))
+          for slot, w in enumerate(("wq", "wk", "wv"))),
+        linear("attn.wo", output(3, d)),
+        config.heads,
+    )
+    mlp = MLP(linear("mlp.w1", init.he_normal(rng(4), d, hidden)),
+              linear("mlp.w2", output(5, hidden)), "gelu")
+    return Block(mlp, residual_add if config.variant == "residual" else write_only, config.norm,
+                 Norm("rms", d, f"{name}.mlp.norm", config.precision), attention,
+                 Norm("rms", d, f"{name}.attn.norm", config.precision))
 
 
 class Decoder:
@@ -150,7 +106,7 @@ class Decoder:
         self.position_embedding = weight(
             init.normal(np.random.default_rng((config.seed, 0, 1)), (config.context, d), std),
             "embed.position")
-        self.blocks = [DecoderBlock(config, k) for k in range(config.depth)]
+        self.blocks = [decoder_block(config, k) for k in range(config.depth)]
         self.final_norm = Norm("rms", d, "final_norm", config.precision)
         self.unembed = None if config.tied else weight(
             init.xavier_normal(np.random.default_rng((config.seed, 0, 2)), d, v), "unembed")

@@ -9,9 +9,7 @@ curve (the mean batch loss over each of ``curve_points`` equal windows), the val
 on a fixed subset every ``eval_every`` steps, and the final losses on a fixed training subset
 and on the whole validation split. Nothing in the result is a time, so the same inputs give
 the same result bit for bit; the trained model rides along (``model``, not compared).
-Products run on one BLAS thread (threadpoolctl) and freed memory stays in the process
-(`engine.allocator`), which change speed, not results: a ``python -m engine`` run has both
-already, a caller who did not run it gets them here.
+Products run on one BLAS thread (threadpoolctl), which changes speed, not results.
 """
 
 from __future__ import annotations
@@ -22,7 +20,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from engine.allocator import keep_freed_memory
 from engine.data import ArithmeticCorpus
 from engine.errors import ConfigError, check_int, is_real
 from engine.models.config import DecoderConfig
@@ -103,7 +100,6 @@ def train(corpus: ArithmeticCorpus, model_config: DecoderConfig,
             model_config.context < corpus.sequence_length):
         raise ConfigError("train: the model's vocab_size and context must fit the corpus "
                           f"(V={corpus.tokenizer.vocab_size}, T={corpus.sequence_length})")
-    keep_freed_memory()
     # Threads wait on each other in products this small: one weight gradient took 3 ms
     # instead of 80 µs on a loaded two-core machine.
     with threadpool_limits(limits=1, user_api="blas"):

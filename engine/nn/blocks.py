@@ -1,16 +1,19 @@
-"""Stacks of MLP blocks for the gradients lab: plain, residual, scaled, pre-norm, post-norm.
+"""The one block of both labs, and the gradients lab's stacks of MLP-only blocks.
 
 Contract (row-vector convention, the stream ``h`` has shape ``[..., d]``):
-- Branch: ``F(h) = act(h @ W1) @ W2`` with ``W1 [d, hidden]``, ``W2 [hidden, d]``, no
-  biases; ``act`` is relu, gelu (tanh form), tanh or identity. A branch may carry a norm
-  applied to its input, which is what makes a pre-norm block.
-- Block variants: ``plain`` ``h ← F(h)``; ``residual`` ``h ← h + F(h)``; ``scaled``
-  ``h ← h + α F(h)`` with a learned scalar ``α``; ``prenorm`` ``h ← h + F(norm(h))``;
-  ``postnorm`` ``h ← norm(h + F(h))``. Every merge is `residual_add`, which refuses to
-  broadcast. ``norm`` is `rms_norm` or `layer_norm` with a learned weight (and bias).
-- `build_stack` (settings in `BlockStackConfig`) draws every matrix from its own generator,
-  ``numpy.random.default_rng((seed, block, slot))``, so one seed fixes the whole stack and
-  a block's ``W1`` does not depend on the variant or on how ``W2`` is initialized.
+- `Block`: nanoGPT's block. An optional attention sublayer (the decoder's), then the MLP
+  ``F(h) = act(h @ W1) @ W2`` (``W1 [d, hidden]``, ``W2 [hidden, d]``, no biases; ``act``
+  relu, gelu (tanh form), tanh or identity). Each sublayer's write joins the stream through
+  ``merge(stream, write)``; its norm (`rms_norm` or `layer_norm` with a learned weight, and
+  bias) sits on its input (``norm_at="pre"``), on the stream after the merge (``"post"``) or
+  nowhere. `Block.forward` returns a `BlockPass`: the stream after it and what was on the way.
+- The gradients lab's variants, as `build_stack` makes them (settings in `BlockStackConfig`):
+  ``plain`` ``h ← F(h)`` (merge `write_only`); ``residual`` ``h ← h + F(h)`` (`residual_add`,
+  which refuses to broadcast); ``scaled`` ``h ← h + α F(h)`` with a learned scalar ``α``
+  (`ScaledAdd`); ``prenorm`` ``h ← h + F(norm(h))``; ``postnorm`` ``h ← norm(h + F(h))``.
+  Every matrix is drawn from its own generator, ``numpy.random.default_rng((seed, block,
+  slot))``, so one seed fixes the whole stack and a block's ``W1`` does not depend on the
+  variant or on how ``W2`` is initialized.
 - Parameter names: ``block{i}.w1``, ``block{i}.w2``, ``block{i}.alpha``,
   ``block{i}.norm.weight``, ``block{i}.norm.bias``, with ``i`` counted from 0.
 """
@@ -19,15 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from engine import init as initializers
 from engine.errors import ConfigError, ShapeError, check_int, is_real
 from engine.nn.linear import Linear, named_linear
-from engine.nn.residual import residual_add
-from engine.ops import gelu, layer_norm, mul, relu, rms_norm, tanh
+from engine.nn.residual import Merge, ScaledAdd, residual_add, write_only
+from engine.ops import gelu, layer_norm, relu, rms_norm, tanh
 from engine.tensor import TensorValue
 
 ACTIVATIONS: dict[str, Callable[[TensorValue], TensorValue]] = {
@@ -36,6 +39,7 @@ ACTIVATIONS: dict[str, Callable[[TensorValue], TensorValue]] = {
 VARIANTS = ("plain", "residual", "scaled", "prenorm", "postnorm")
 INITS = initializers.OUTPUT_STARTS
 NORMS = ("rms", "layer")
+NORM_PLACES = (None, "pre", "post")
 
 
 class Norm:
@@ -58,47 +62,91 @@ class Norm:
 
 
 class MLP:
-    """The branch ``F(h) = act(norm(h) @ W1) @ W2`` (``norm`` only if one is given)."""
+    """The branch ``F(h) = act(h @ W1) @ W2``."""
 
-    def __init__(self, w1: Linear, w2: Linear, activation: str, norm: Norm | None = None) -> None:
+    def __init__(self, w1: Linear, w2: Linear, activation: str) -> None:
         _choose("MLP", "activation", activation, tuple(ACTIVATIONS))
-        self.w1, self.w2, self.activation, self.norm = w1, w2, activation, norm
+        self.w1, self.w2, self.activation = w1, w2, activation
 
     def __call__(self, h: TensorValue) -> TensorValue:
-        x = h if self.norm is None else self.norm(h)
-        return self.w2(ACTIVATIONS[self.activation](self.w1(x)))
+        return self.w2(ACTIVATIONS[self.activation](self.w1(h)))
 
     def parameters(self) -> list[TensorValue]:
-        norm = [] if self.norm is None else self.norm.parameters()
-        return [*norm, self.w1.weight, self.w2.weight]
+        return [self.w1.weight, self.w2.weight]
+
+
+class Attention(Protocol):
+    """A sublayer that also returns its attention pattern (the decoder's
+    ``engine.models.attention.CausalSelfAttention``)."""
+
+    def __call__(self, h: TensorValue) -> tuple[TensorValue, TensorValue]: ...
+
+    def parameters(self) -> list[TensorValue]: ...
+
+
+@dataclass(frozen=True)
+class BlockPass:
+    """One block's forward (tape values): the stream after it (``output``), the stream
+    between its attention and MLP (``middle``; its input when it has no attention), both
+    writes and the attention pattern (None without attention)."""
+
+    output: TensorValue
+    middle: TensorValue
+    attention_write: TensorValue | None
+    mlp_write: TensorValue
+    attention_pattern: TensorValue | None
 
 
 class Block:
-    """One update of the stream; ``variant`` says how the branch output is merged."""
+    """One block of either lab, nanoGPT's ``Block``: attention (the decoder's; the gradients
+    lab's stacks have none), then the MLP, each write joined to the stream by ``merge``
+    (`residual_add`; `write_only` in a plain block; `ScaledAdd`). ``norm_at`` puts each
+    sublayer's norm on its input (``pre``), on the stream after the merge (``post``) or
+    nowhere (None)."""
 
-    def __init__(self, variant: str, mlp: MLP, alpha: TensorValue | None = None,
-                 norm: Norm | None = None) -> None:
-        _choose("Block", "variant", variant, VARIANTS)
-        if (variant == "scaled") != (alpha is not None):
-            raise ConfigError("Block: exactly the scaled variant takes an alpha parameter")
-        if (variant == "postnorm") != (norm is not None):
-            raise ConfigError("Block: exactly the postnorm variant takes its own norm")
-        if (variant == "prenorm") != (mlp.norm is not None):
-            raise ConfigError("Block: exactly the prenorm variant normalizes the branch input")
-        self.variant, self.mlp, self.alpha, self.norm = variant, mlp, alpha, norm
+    def __init__(self, mlp: MLP, merge: Merge = residual_add, norm_at: str | None = None,
+                 mlp_norm: Norm | None = None, attn: Attention | None = None,
+                 attn_norm: Norm | None = None) -> None:
+        _choose("Block", "norm_at", norm_at, NORM_PLACES)
+        if (norm_at is None) != (mlp_norm is None) or (
+                (norm_at is not None and attn is not None) != (attn_norm is not None)):
+            raise ConfigError("Block: every sublayer takes a norm exactly when norm_at is "
+                              f"pre or post; got norm_at={norm_at!r}")
+        self.mlp, self.merge, self.norm_at = mlp, merge, norm_at
+        self.mlp_norm, self.attn, self.attn_norm = mlp_norm, attn, attn_norm
 
-    def __call__(self, h: TensorValue) -> TensorValue:
-        branch = self.mlp(h)
-        if self.variant == "plain":
-            return branch
-        if self.alpha is not None:
-            branch = mul(self.alpha, branch)
-        merged = residual_add(h, branch)
-        return merged if self.norm is None else self.norm(merged)
+    # --8<-- [start:block-forward]
+    def forward(self, x: TensorValue, merge: Merge | None = None) -> BlockPass:
+        """The block on the stream ``x``; ``merge`` stands in for the block's own (the
+        analyses' way to round or bend the add)."""
+        merge = merge or self.merge
+        attention_write = pattern = None
+        if self.attn is not None:
+            attention_write, pattern = self.attn(self._before(self.attn_norm, x))
+            x = self._after(self.attn_norm, merge(x, attention_write))
+        middle = x
+        mlp_write = self.mlp(self._before(self.mlp_norm, x))
+        output = self._after(self.mlp_norm, merge(x, mlp_write))
+        return BlockPass(output, middle, attention_write, mlp_write, pattern)
+    # --8<-- [end:block-forward]
+
+    def _before(self, norm: Norm | None, x: TensorValue) -> TensorValue:
+        return norm(x) if norm is not None and self.norm_at == "pre" else x
+
+    def _after(self, norm: Norm | None, x: TensorValue) -> TensorValue:
+        return norm(x) if norm is not None and self.norm_at == "post" else x
+
+    def __call__(self, x: TensorValue) -> TensorValue:
+        return self.forward(x).output
 
     def parameters(self) -> list[TensorValue]:
-        own = [self.alpha] if self.alpha is not None else []
-        return [*self.mlp.parameters(), *own, *(self.norm.parameters() if self.norm else [])]
+        """The attention's norm and weights, the MLP's norm and weights, then the merge's."""
+        def norm(n: Norm | None) -> list[TensorValue]:
+            return [] if n is None else n.parameters()
+        attention = [] if self.attn is None else self.attn.parameters()
+        own = [self.merge.alpha] if isinstance(self.merge, ScaledAdd) else []
+        return [*norm(self.attn_norm), *attention, *norm(self.mlp_norm),
+                *self.mlp.parameters(), *own]
 
 
 class BlockStack:
@@ -190,21 +238,19 @@ def _build_block(config: BlockStackConfig, index: int) -> Block:
         initializers.xavier_normal
     )
     w2 = initializers.output_projection(config.init, second, hidden, width, config.depth)
-    variant, norm = config.variant, config.norm
-    mlp = MLP(
-        named_linear(f"{name}.w1", draw_w1(first, width, hidden)),
-        named_linear(f"{name}.w2", w2),
-        config.activation,
-        Norm(norm, width, f"{name}.norm") if variant == "prenorm" else None,
-    )
-    alpha = (
-        TensorValue.parameter(float(config.alpha_init), name=f"{name}.alpha")
-        if variant == "scaled" else None
-    )
-    post = Norm(norm, width, f"{name}.norm") if variant == "postnorm" else None
-    return Block(variant, mlp, alpha, post)
+    mlp = MLP(named_linear(f"{name}.w1", draw_w1(first, width, hidden)),
+              named_linear(f"{name}.w2", w2), config.activation)
+    variant = config.variant
+    if variant in ("prenorm", "postnorm"):
+        return Block(mlp, residual_add, variant.removesuffix("norm"),
+                     Norm(config.norm, width, f"{name}.norm"))
+    if variant == "scaled":
+        alpha = TensorValue.parameter(float(config.alpha_init), name=f"{name}.alpha")
+        return Block(mlp, ScaledAdd(alpha))
+    return Block(mlp, write_only if variant == "plain" else residual_add)
 
 
-def _choose(owner: str, label: str, value: Any, allowed: tuple[str, ...]) -> None:
+def _choose(owner: str, label: str, value: Any, allowed: tuple[Any, ...]) -> None:
     if value not in allowed:
-        raise ConfigError(f"{owner}: {label} must be one of {', '.join(allowed)}; got {value!r}")
+        raise ConfigError(f"{owner}: {label} must be one of {', '.join(map(str, allowed))}; "
+                          f"got {value!r}")

@@ -8,9 +8,14 @@ keeps one tape edge to each operand and backward adds both contributions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.errors import ResidualShapeError
-from engine.ops import add
+from engine.ops import add, mul
 from engine.tensor import TensorValue
+
+#: How a block joins a sublayer's write to the stream: ``merge(stream, write)``.
+Merge = Callable[[TensorValue, TensorValue], TensorValue]
 
 
 # --8<-- [start:residual-add]
@@ -25,3 +30,19 @@ def residual_add(identity: TensorValue, branch_output: TensorValue) -> TensorVal
         raise ResidualShapeError(identity.shape, branch_output.shape)
     return add(identity, branch_output)
 # --8<-- [end:residual-add]
+
+
+def write_only(stream: TensorValue, write: TensorValue) -> TensorValue:
+    """A plain block's merge: the write replaces the stream."""
+    return write
+
+
+class ScaledAdd:
+    """The merge ``x + α·F(x)`` with a learned scalar ``α`` (ReZero: α = 0 starts every block
+    as the identity)."""
+
+    def __init__(self, alpha: TensorValue) -> None:
+        self.alpha = alpha
+
+    def __call__(self, stream: TensorValue, write: TensorValue) -> TensorValue:
+        return residual_add(stream, mul(self.alpha, write))
