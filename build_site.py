@@ -156,9 +156,13 @@ def main(argv: list[str] | None = None, root: Path = ROOT) -> int:
     args = parser().parse_args(argv)
     if getattr(args, "report", None) is not None and not args.traces:
         parser().error("--report needs --trace")
-    for name in ("report", "out", "site", "build_dir", "cache_dir"):
+    for name in ("report", "build_dir", "cache_dir"):
         if getattr(args, name, None) is not None:
             setattr(args, name, getattr(args, name).resolve())
+    for name in ("out", "site"):  # the published site is a link: its name, not its release
+        if getattr(args, name, None) is not None:
+            whole = Path(os.path.abspath(getattr(args, name)))
+            setattr(args, name, whole.parent.resolve() / whole.name)
     args.traces = [path.resolve() for path in args.traces]
     progress = Progress(args.command)
     try:  # SIGTERM stops a build as Ctrl-C does: temporary folders go, the site stays as it was

@@ -73,18 +73,21 @@ def check_build_folder(build_dir: Path) -> None:
 
 
 def remove_leftovers(*folders: Path) -> list[str]:
-    """Remove the temporary folders of builds that are no longer running from ``folders``
-    (never a live build's: a killed build leaves them, the next one clears them)."""
+    """Remove the temporary folders (and links) of builds that are no longer running from
+    ``folders`` (never a live build's: a killed build leaves them, the next one clears them)."""
     removed = []
     for folder in folders:
         for path in sorted(folder.iterdir()) if folder.is_dir() else ():
             found = TEMPORARY.fullmatch(path.name)
-            if found is None or not path.is_dir():
+            if found is None or not (path.is_dir() or path.is_symlink()):
                 continue
             pid = int(found.group(1))
             if pid != os.getpid() and _alive(pid):
                 continue
-            shutil.rmtree(path, ignore_errors=True)
+            if path.is_symlink():
+                path.unlink()
+            else:
+                shutil.rmtree(path, ignore_errors=True)
             removed.append(path.name)
     return removed
 

@@ -151,7 +151,7 @@ def tree_digest(folder: Path) -> str:
 
 
 def _stamp(build_dir: Path, out: Path) -> Path:
-    name = hashlib.sha256(str(out.resolve()).encode("utf-8")).hexdigest()[:16]
+    name = hashlib.sha256(os.path.abspath(out).encode("utf-8")).hexdigest()[:16]
     return build_dir / f"published-{name}.json"
 
 
@@ -165,5 +165,5 @@ def is_up_to_date(build_dir: Path, out: Path, key: str) -> bool:
 
 
 def record(build_dir: Path, out: Path, key: str) -> None:
-    stamp = {"key": key, "out": str(out.resolve()), "site": tree_digest(out)}
+    stamp = {"key": key, "out": os.path.abspath(out), "site": tree_digest(out)}
     write_atomic(_stamp(build_dir, out), json.dumps(stamp, indent=1, sort_keys=True) + "\n")

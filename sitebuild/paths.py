@@ -44,9 +44,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def shown(path: Path) -> str:
-    """``path`` relative to the project when inside it (shorter progress lines)."""
+    """``path`` relative to the project when inside it (shorter progress lines); a link is
+    shown by its own name, not followed."""
     try:
-        return path.resolve().relative_to(ROOT).as_posix()
+        return Path(os.path.abspath(path)).relative_to(ROOT).as_posix()
     except ValueError:
         return str(path)
 

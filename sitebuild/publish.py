@@ -1,23 +1,26 @@
-"""Publishing: the one atomic folder swap, used for the site, generated files and the cache.
+"""Publishing: the site behind one symbolic link, and the folders a build rewrites whole.
 
-Contract: ``swap_in(new, target)`` makes folder ``new`` appear at ``target`` in one step (on
-Linux an atomic ``renameat2(RENAME_EXCHANGE)``, so ``target`` never stops existing; elsewhere
-two renames), leaving ``target`` as it was on failure. ``write_folder(target, files)`` replaces
-a folder by exactly ``files``; ``publish(tmp, out)`` swaps a built site in from
-``temp_site_dir``, after ``check_replaceable`` says ``out`` is nothing, an empty folder, or a
-site this build published (its ``PUBLISHED_FILES`` list names every file in it): a folder
-holding any file no build published is refused, so a rebuild never deletes a stranger's file.
+Contract: ``publish(tmp, out)`` moves the built site ``tmp`` beside ``out`` as a release
+folder (``.{out.name}-release-{n}``) and points the link ``out`` at it with one
+``os.replace`` of a new link, so ``out`` never stops naming a whole site: a build killed at any
+moment leaves the previous site or the new one, and the next publish removes every release
+the link does not name. It runs after ``check_replaceable`` says ``out`` is nothing, an empty
+folder, a site this build published (its ``PUBLISHED_FILES`` list names every file in it) or
+a link to one: a folder holding any file no build published is refused, so a rebuild never
+deletes a stranger's file. A folder at ``out`` (a site from before releases, an empty folder)
+is first moved to a release name, so even then the previous site stays whole on disk.
+``write_folder(target, files)`` replaces a build's own folder by exactly ``files``: written
+beside it, then two renames (a build killed between them leaves the folder to be made again).
 """
 
 from __future__ import annotations
 
-import ctypes
-import errno
+import glob
 import os
+import re
 import shutil
-import sys
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from sitebuild.errors import BuildError
@@ -25,8 +28,6 @@ from sitebuild.paths import temp_prefix
 
 #: The list of every file a published site holds, written into it by ``publish``.
 PUBLISHED_FILES = ".published-files"
-_AT_FDCWD = -100  # "relative to the working folder", for the *at() calls
-_RENAME_EXCHANGE = 2  # renameat2 flag: swap two existing paths atomically
 
 
 def write_folder(target: Path, files: Mapping[str, bytes], what: str = "folder",
@@ -91,8 +92,11 @@ def temp_site_dir(out: Path, build_dir: Path) -> Path:
 
 
 def check_replaceable(out: Path) -> None:
-    """Refuse to replace anything but nothing, an empty folder or a site ``publish`` wrote
-    whose files are all its own."""
+    """Refuse to replace anything but nothing, an empty folder, or a site ``publish`` wrote
+    (or a link it made to one) whose files are all its own."""
+    if out.is_symlink() and _release(out) is None:
+        raise BuildError(str(out), "is a link this build did not make; refusing to replace it: "
+                         "remove it or choose another --out")
     if not out.exists():
         return
     if not out.is_dir():
@@ -110,13 +114,46 @@ def check_replaceable(out: Path) -> None:
 
 
 def publish(tmp: Path, out: Path) -> None:
-    """Replace the site ``out`` by ``tmp`` (see ``swap_in``), after ``check_replaceable``,
-    with the list of its files and the permissions an ordinary new folder gets (the
-    temporary one was private)."""
+    """Make the built site ``tmp`` the one ``out`` names (see the module doc), after
+    ``check_replaceable``, with the list of its files and the permissions an ordinary new
+    folder gets (the temporary one was private)."""
     check_replaceable(out)
     list_site(tmp)
     ordinary_permissions(tmp)
-    swap_in(tmp, out, "site")
+    if out.is_dir() and not out.is_symlink():
+        out.rename(_release_name(out))  # a folder from before releases: removed below
+    release = _release_name(out)
+    try:
+        tmp.rename(release)
+        _point(out, release)
+    except OSError as err:
+        raise BuildError(str(out), f"cannot move the new site into place: {err}") from None
+    for stale in out.parent.glob(f".{glob.escape(out.name)}-release-*"):
+        if stale.name != release.name:  # the previous release, or one a killed build left
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+def _release_name(out: Path) -> Path:
+    """A new release folder's path beside ``out``."""
+    return Path(tempfile.mkdtemp(prefix=f".{out.name}-release-", dir=out.parent))
+
+
+def _release(out: Path) -> Path | None:
+    """The release folder the link ``out`` names, or None when ``out`` is not such a link."""
+    if not out.is_symlink():
+        return None
+    target = os.readlink(out)
+    if not re.fullmatch(rf"\.{re.escape(out.name)}-release-[\w]+", target):
+        return None
+    return out.parent / target
+
+
+def _point(out: Path, release: Path) -> None:
+    """Point ``out`` at ``release`` in one step: a new link, renamed over the old one."""
+    link = out.with_name(temp_prefix(f".{out.name}-link") + "new")
+    link.unlink(missing_ok=True)
+    link.symlink_to(release.name)
+    os.replace(link, out)
 
 
 def list_site(folder: Path) -> None:
@@ -142,10 +179,8 @@ def ordinary_permissions(folder: Path) -> None:
 
 
 def swap_in(new: Path, target: Path, what: str = "folder") -> None:
-    """Replace ``target`` by ``new``: one atomic exchange where possible, else two renames."""
-    if target.exists() and _exchange(new, target, what):
-        shutil.rmtree(new, ignore_errors=True)  # ``new`` now holds the previous contents
-        return
+    """Replace the build's folder ``target`` by ``new`` with two renames; on failure
+    ``target`` is as it was."""
     old = target.with_name(temp_prefix(f".{target.name}-old") + "swapped")
     shutil.rmtree(old, ignore_errors=True)
     moved = False
@@ -159,32 +194,3 @@ def swap_in(new: Path, target: Path, what: str = "folder") -> None:
             old.rename(target)
         raise BuildError(str(target), f"cannot move the new {what} into place: {err}") from None
     shutil.rmtree(old, ignore_errors=True)
-
-
-def _exchange(a: Path, b: Path, what: str = "folder") -> bool:
-    """Swap ``a`` and ``b`` in one step (Linux ``renameat2(RENAME_EXCHANGE)``: no moment
-    without ``b``); False where the system cannot (not Linux, an old kernel or libc, a
-    filesystem without support), and the caller falls back to two renames."""
-    renameat2 = _renameat2()
-    if renameat2 is None:
-        return False
-    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
-        return True
-    code = ctypes.get_errno()
-    if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
-        return False
-    raise BuildError(str(b), f"cannot move the new {what} into place: {os.strerror(code)}")
-
-
-def _renameat2() -> Callable[..., int] | None:
-    """libc's ``renameat2``, or None where there is none."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        function = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):
-        return None
-    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
-                         ctypes.c_uint]
-    function.restype = ctypes.c_int
-    return function

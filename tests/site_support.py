@@ -49,9 +49,9 @@ from tracefile import SCHEMAS, TraceSet, load_trace
 #: machine); the later ones read the session's cell cache.
 BUILD_TIMEOUT = 1500
 #: Left out of a project copy: outputs, caches, the virtualenv, the tests themselves.
-IGNORED = shutil.ignore_patterns("build", "site", ".git", ".venv", "node_modules", "tests",
-                                 "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis",
-                                 "*.egg-info")
+IGNORED = shutil.ignore_patterns("build", "site", ".site-release-*", ".git", ".venv",
+                                 "node_modules", "tests", "__pycache__", ".pytest_cache",
+                                 ".ruff_cache", ".hypothesis", "*.egg-info")
 #: A located error line: ``FILE:LINE: message``, ``FILE: message`` or ``PHASE: message``.
 LOCATED = re.compile(r"^\S+(:\d+)?: \S")
 

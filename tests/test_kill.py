@@ -56,6 +56,11 @@ def leftovers(*folders: Path) -> list[str]:
                   if TEMPORARY.fullmatch(p.name))
 
 
+def releases(folder: Path) -> list[str]:
+    """The release folders of the sites published in ``folder``."""
+    return sorted(p.name for p in folder.glob(".site-release-*"))
+
+
 def dead_pid() -> int:
     """A pid no process has: a finished child's, reaped."""
     child = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -63,9 +68,10 @@ def dead_pid() -> int:
     return child.pid
 
 
-@pytest.mark.parametrize("name", [
+@pytest.mark.parametrize("name", [  # ids free of this process's pid
     temp_prefix("engine") + "x1", ".site-tmp-pid42-x1", ".site-old-pid42", ".tmp-engine-a-pid42-x1",
-], ids=["this-process", "site", "old-site", "engine-cache"])  # ids free of this process's pid
+    ".site-link-pid42-new",
+], ids=["this-process", "site", "old-site", "engine-cache", "site-link"])
 def test_every_temporary_name_a_build_makes_is_recognised(name: str) -> None:
     assert TEMPORARY.fullmatch(name), name
 
@@ -73,11 +79,14 @@ def test_every_temporary_name_a_build_makes_is_recognised(name: str) -> None:
 def test_leftovers_of_a_dead_build_go_and_a_live_builds_stay(tmp_path: Path) -> None:
     dead, live = dead_pid(), os.getppid()
     for name in (f"engine-pid{dead}-a", f".site-tmp-pid{dead}-b", f"engine-pid{live}-c",
-                 "engine-results", "site"):
+                 "engine-results", ".site-release-x"):
         (tmp_path / name).mkdir()
-    assert remove_leftovers(tmp_path) == [f".site-tmp-pid{dead}-b", f"engine-pid{dead}-a"]
+    (tmp_path / "site").symlink_to(".site-release-x")
+    (tmp_path / f".site-link-pid{dead}-new").symlink_to(".site-release-x")
+    assert remove_leftovers(tmp_path) == [f".site-link-pid{dead}-new", f".site-tmp-pid{dead}-b",
+                                          f"engine-pid{dead}-a"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        f"engine-pid{live}-c", "engine-results", "site"]
+        ".site-release-x", f"engine-pid{live}-c", "engine-results", "site"]
 
 
 @pytest.mark.slow
@@ -124,23 +133,23 @@ def test_a_build_killed_in_a_phase_leaves_the_site_and_the_next_build_clean(
 
 
 #: Run a build that kills itself with SIGKILL inside the publish phase, at ``sys.argv[1]``:
-#: "before-swap" (the new site's permissions set, the swap not yet made) or "after-swap" (the
-#: new site in place, the previous one not yet removed). The phase takes milliseconds, too
-#: short to catch from outside; the build's own module is patched instead.
+#: "before-swap" (the new site's permissions set, the link not yet replaced) or "after-swap"
+#: (the link names the new release, the previous release not yet removed). The phase takes
+#: milliseconds, too short to catch from outside; the build's own module is patched instead.
 KILL_IN_PUBLISH = """
 import os, runpy, signal, sys
 import sitebuild.publish as publish
 
 where = sys.argv.pop(1)
-original = publish.ordinary_permissions if where == "before-swap" else publish._exchange
+name = "ordinary_permissions" if where == "before-swap" else "_point"
+original = getattr(publish, name)
 
 def killed(*args):
     result = original(*args)
-    if where == "before-swap" or args[2:] == ("site",):  # not the swap of generated files
-        os.kill(os.getpid(), signal.SIGKILL)
+    os.kill(os.getpid(), signal.SIGKILL)
     return result
 
-setattr(publish, "ordinary_permissions" if where == "before-swap" else "_exchange", killed)
+setattr(publish, name, killed)
 sys.argv[0] = "build_site.py"
 runpy.run_path("build_site.py", run_name="__main__")
 """
@@ -168,9 +177,13 @@ def test_a_build_killed_while_publishing_leaves_a_whole_site(tmp_path: Path, whe
     # Before the swap the previous site is whole and untouched; after it, the new one is
     # whole: never a mixture, never a missing site.
     assert tree_digest(out) == (before if where == "before-swap" else after)
-    assert leftovers(build), "the killed build should have left its temporary folder"
+    if where == "before-swap":
+        assert leftovers(build), "the killed build should have left its temporary folder"
+    else:
+        assert len(releases(tmp_path)) == 2, "the killed build should have left a release"
     build_or_fail(out, build, extra=(*cache, "--force"))
     assert leftovers(build, build / "cache", tmp_path) == []
+    assert releases(tmp_path) == [os.readlink(out)]
     assert tree_digest(out) == before
 
 

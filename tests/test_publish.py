@@ -1,16 +1,13 @@
 """Tests for the atomic publish in sitebuild/publish.py.
 
-Publishing over a previous site must leave exactly the new site and nothing beside it,
-whether the swap is one `renameat2(RENAME_EXCHANGE)` (Linux) or the two-rename fallback
-used where the system cannot exchange; a failed move leaves the old site in place.
+A published site is a release folder beside the link that names it: publishing over a
+previous site leaves the link, the new release and nothing else; the link is replaced in one
+``os.replace``, so the site never stops existing; a failed move leaves the old site in place.
 """
 
 from __future__ import annotations
 
-import errno
 import os
-import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,88 +26,90 @@ def site(folder: Path, marker: str) -> Path:
 
 
 def published(tmp_path: Path) -> tuple[Path, Path]:
-    out = site(tmp_path / "site", "old")
-    tmp = site(tmp_path / "build" / ".site-tmp-1", "new")
-    return tmp, out
+    """A new site to publish over an old one published by ``publish``."""
+    out = tmp_path / "site"
+    (tmp_path / "build").mkdir()
+    publish.publish(site(tmp_path / "build" / ".site-tmp-0", "old"), out)
+    return site(tmp_path / "build" / ".site-tmp-1", "new"), out
 
 
 def assert_only_new(tmp_path: Path, out: Path) -> None:
     assert (out / "index.html").read_text() == "new"
     assert (out / "assets" / "x.css").read_text() == "new"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["build", "site"]
+    release = os.readlink(out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([release, "build", "site"])
+    assert release.startswith(".site-release-") and out.is_symlink()
     assert list((tmp_path / "build").iterdir()) == []
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="renameat2 is Linux-only")
-def test_publish_over_a_site_is_one_exchange(tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    probe_a, probe_b = site(tmp_path / "probe-a", "A"), site(tmp_path / "probe-b", "B")
-    if not publish._exchange(probe_a, probe_b):
-        pytest.skip("this file system cannot exchange two paths (the fallback is tested below)")
-    shutil.rmtree(probe_a)
-    shutil.rmtree(probe_b)
+def test_publish_over_a_site_replaces_one_link(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     tmp, out = published(tmp_path)
-    calls: list[tuple[Path, Path]] = []
-    real = publish._exchange
+    old = out.resolve()
+    replaced: list[tuple[str, str]] = []
+    real = os.replace
 
-    def spy(a: Path, b: Path, what: str = "folder") -> bool:
-        calls.append((a, b))
-        return real(a, b, what)
+    def spy(src: str, dst: str) -> None:
+        replaced.append((Path(src).name, Path(dst).name))
+        assert (Path(dst) / "index.html").read_text() == "old"  # whole until the one step
+        real(src, dst)
 
-    monkeypatch.setattr(publish, "_exchange", spy)
-    monkeypatch.setattr(Path, "rename", lambda *a: pytest.fail("fell back to renames"))
+    monkeypatch.setattr(publish.os, "replace", spy)
     publish.publish(tmp, out)
-    assert calls == [(tmp, out)]
+    assert [dst for _, dst in replaced] == ["site"]
     assert_only_new(tmp_path, out)
+    assert not old.exists()  # the previous release is gone once the link names the new one
 
 
-def test_exchange_swaps_two_folders(tmp_path: Path) -> None:
-    a, b = site(tmp_path / "a", "A"), site(tmp_path / "b", "B")
-    if not publish._exchange(a, b):
-        pytest.skip("this system cannot exchange two paths")
-    assert (a / "index.html").read_text() == "B" and (b / "index.html").read_text() == "A"
-
-
-@pytest.mark.parametrize("code", [errno.ENOSYS, errno.EINVAL])
-def test_without_exchange_publish_falls_back_to_two_renames(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
-) -> None:
-    def unsupported(*args: object) -> int:
-        publish.ctypes.set_errno(code)
-        return -1
-
-    monkeypatch.setattr(publish, "_renameat2", lambda: unsupported)
-    tmp, out = published(tmp_path)
-    publish.publish(tmp, out)
-    assert_only_new(tmp_path, out)
-
-
-def test_publish_off_linux_uses_renames(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(publish.sys, "platform", "darwin")
-    assert publish._renameat2() is None
-    tmp, out = published(tmp_path)
-    publish.publish(tmp, out)
-    assert_only_new(tmp_path, out)
-
-
-def test_publish_into_nothing_is_a_rename(tmp_path: Path) -> None:
+def test_publish_into_nothing_makes_the_link(tmp_path: Path) -> None:
     tmp = site(tmp_path / "build" / ".site-tmp-1", "new")
     out = tmp_path / "site"
     publish.publish(tmp, out)
     assert_only_new(tmp_path, out)
 
 
-def test_a_failed_exchange_leaves_the_old_site(tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    def refused(*args: object) -> int:
-        publish.ctypes.set_errno(errno.EXDEV)
-        return -1
+def test_a_site_folder_from_before_releases_is_replaced_by_a_link(tmp_path: Path) -> None:
+    out = site(tmp_path / "site", "old")
+    (tmp_path / "build").mkdir()
+    publish.publish(site(tmp_path / "build" / ".site-tmp-1", "new"), out)
+    assert_only_new(tmp_path, out)
 
-    monkeypatch.setattr(publish, "_renameat2", lambda: refused)
+
+def test_a_release_a_killed_build_left_is_removed(tmp_path: Path) -> None:
     tmp, out = published(tmp_path)
+    site(tmp_path / ".site-release-killed", "half")
+    publish.publish(tmp, out)
+    assert_only_new(tmp_path, out)
+
+
+def test_a_failed_move_leaves_the_old_site(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp, out = published(tmp_path)
+
+    def refused(src: str, dst: str) -> None:
+        raise OSError(18, "Invalid cross-device link")
+
+    monkeypatch.setattr(publish.os, "replace", refused)
     with pytest.raises(BuildError, match="cannot move the new site into place"):
         publish.publish(tmp, out)
     assert (out / "index.html").read_text() == "old"
+
+
+def test_a_link_this_build_did_not_make_is_refused(tmp_path: Path) -> None:
+    mine = site(tmp_path / "mine", "mine")
+    out = tmp_path / "site"
+    out.symlink_to(mine)
+    with pytest.raises(BuildError, match="is a link this build did not make"):
+        publish.publish(site(tmp_path / "new", "new"), out)
+    assert (mine / "index.html").read_text() == "mine" and out.resolve() == mine
+
+
+def test_a_file_added_to_a_release_is_never_deleted(tmp_path: Path) -> None:
+    tmp, out = published(tmp_path)
+    (out / "assets" / "notes.txt").write_text("mine")
+    with pytest.raises(BuildError, match=r"notes\.txt: is not a file this build published"):
+        publish.publish(tmp, out)
+    assert (out / "assets" / "notes.txt").read_text() == "mine"
 
 
 def test_publish_refuses_a_folder_that_is_not_a_site(tmp_path: Path) -> None:
@@ -133,13 +132,14 @@ def test_an_index_html_does_not_make_a_folder_a_site(tmp_path: Path) -> None:
 
 
 def test_a_file_added_to_a_published_site_is_never_deleted(tmp_path: Path) -> None:
-    tmp, out = published(tmp_path)
+    out = site(tmp_path / "site", "old")  # a site from before releases, a folder
     (out / "assets" / "notes.txt").write_text("mine")
+    new = site(tmp_path / "new", "new")
     with pytest.raises(BuildError, match=r"notes\.txt: is not a file this build published"):
-        publish.publish(tmp, out)
+        publish.publish(new, out)
     assert (out / "assets" / "notes.txt").read_text() == "mine"
     (out / "assets" / "notes.txt").unlink()
-    publish.publish(tmp, out)  # its own files only: replaced, with the new list
+    publish.publish(new, out)  # its own files only: replaced
     assert (out / publish.PUBLISHED_FILES).read_text() == "assets/x.css\nindex.html\n"
 
 
