@@ -61,6 +61,7 @@ def mkdocs_build(root: Path, pages_dir: Path, site_dir: Path, site_url: str | No
     which tells its warnings, returned here, rather than stop at one)."""
     check_nav(root, pages_dir, read_settings(root).get("nav", []))
     settings = mkdocs_settings(root, pages_dir, site_url)
+    check_settings(root, settings, strict)
     done = run_limited(child_command("mkdocs", ["build", "--strict" if strict else "--no-strict",
                                                 "--config-file", str(settings),
                                                 "--site-dir", str(site_dir)]),
@@ -69,10 +70,23 @@ def mkdocs_build(root: Path, pages_dir: Path, site_dir: Path, site_url: str | No
                        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     output = _ANSI.sub("", done.stdout + done.stderr)
     if done.returncode != 0:
-        where = "mkdocs.yml" if "Aborted with a configuration error" in output else "mkdocs"
         raise _located(root, _complaints(output), f"`mkdocs build` exited with "
-                         f"{done.returncode}: {last_line(output)}", where)
+                       f"{done.returncode}: {last_line(output)}")
     return _complaints(output)
+
+
+def check_settings(root: Path, settings: Path, strict: bool = True) -> None:
+    """MkDocs' own validation of the settings copy ``settings`` (its configuration classes, the
+    checks ``mkdocs build`` makes first): its first error, or under ``strict`` its first
+    warning, stops the build at the line of mkdocs.yml that sets that key."""
+    from mkdocs.config.defaults import MkDocsConfig  # a second's import: only when building
+
+    config = MkDocsConfig(config_file_path=str(settings))
+    config.load_dict(yaml.safe_load(settings.read_text(encoding="utf-8")))
+    failed, warned = config.validate()
+    for key, problem in [*failed, *(warned if strict else [])]:
+        raise BuildError("mkdocs.yml", f"{key}: {' '.join(str(problem).split())}",
+                         line_holding(root / "mkdocs.yml", (f"{key}:",)))
 
 
 def mkdocs_settings(root: Path, pages_dir: Path, site_url: str | None) -> Path:
@@ -213,18 +227,17 @@ def _complaints(output: str) -> list[str]:
     return found
 
 
-def _located(root: Path, messages: list[str], fallback: str,
-               where: str = "mkdocs") -> BuildError:
+def _located(root: Path, messages: list[str], fallback: str) -> BuildError:
     """The first thing MkDocs complained about, at its page when it names one."""
     # "Error reading page 'x':" with nothing after it only announces the next message.
     detail = [" ".join(m.split()) for m in messages]
     detail = [m for m in detail if m and not (_PAGE_ERROR.match(m) and m.endswith(":"))]
     if not detail:
-        return BuildError(where, fallback)
+        return BuildError("mkdocs", fallback)
     first = detail[0] + (f" (and {len(detail) - 1} more)" if len(detail) > 1 else "")
     if page := _PAGE_ERROR.match(first):
         quoted = re.findall(r"'([^']+)'", first)
         rel = f"docs/{page.group(1)}"
         return BuildError(rel, first, line_holding(root / rel, (quoted[-1],)) if quoted[1:]
                           else None)
-    return BuildError(where, first)
+    return BuildError("mkdocs", first)

@@ -251,6 +251,11 @@ FAILURES: dict[str, Failure] = {
         "  - How this site is built: gone.md",
         rf"mkdocs\.yml:{_line_of('mkdocs.yml', 'How this site is built: building.md')}: nav: "
         r"'gone\.md' is not a page of docs/$"),
+    # MkDocs' own validation of its settings, at the line of the key it names
+    "mistyped-mkdocs-setting": code_edit(
+        "mkdocs", "mkdocs.yml", "use_directory_urls: false", "use_directory_urls: maybe",
+        rf"mkdocs\.yml:{_line_of('mkdocs.yml', 'use_directory_urls: false')}: "
+        r"use_directory_urls: Expected type: <class 'bool'> but received: <class 'str'>$"),
     "unknown-trace-in-front-matter": code_edit(
         "render", "docs/labs/gradient-flow.md", "trace: gradient-flow-v4", "trace: no-such-v1",
         r"docs/labs/gradient-flow\.md:2: front matter names trace 'no-such-v1'; the site has "),

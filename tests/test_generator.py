@@ -18,7 +18,9 @@ from sitebuild.gates import run_gates
 from sitebuild.gates.links import check_links
 from sitebuild.generator import (
     check_nav,
+    check_settings,
     generate_site,
+    mkdocs_settings,
     read_settings,
     strip_generator_tag,
     zensical_config,
@@ -76,7 +78,34 @@ def test_a_zensical_build_passes_the_gates(tmp_path: Path) -> None:
     # The build ran them already; again here, so that this test fails if a build ever stops.
     assert run_gates(site, published_traces(site, CHAPTER_TRACE), base="/") == []
     assert not (tmp_path / "build" / "zensical-site").exists()
-    shutil.rmtree(site)
+    shutil.rmtree(site.resolve())  # the site is a link to its release folder
+    site.unlink()
+
+
+@pytest.mark.parametrize(("edit", "said"), [
+    ({"use_directory_urls": "maybe"},
+     r"^mkdocs\.yml:\d+: use_directory_urls: Expected type: <class 'bool'> but received"),
+    ({"theme": {"name": "no-such-theme"}}, r"^mkdocs\.yml:\d+: theme: Unrecognised theme name"),
+    ({"site_nme": "typo"}, r"^mkdocs\.yml:\d+: site_nme: Unrecognised configuration name"),
+])
+def test_mkdocs_own_validation_stops_the_build_at_the_key_it_names(
+        tmp_path: Path, edit: dict[str, object], said: str) -> None:
+    root = settings(tmp_path, edit)
+    (tmp_path / "build" / "pages").mkdir(parents=True)
+    copy = mkdocs_settings(root, tmp_path / "build" / "pages", None)
+    with pytest.raises(BuildError, match=said) as raised:
+        check_settings(root, copy)
+    key = next(iter(edit))
+    line = int(str(raised.value).split(":")[1])
+    assert (root / "mkdocs.yml").read_text().splitlines()[line - 1].startswith(f"{key}:")
+    if key == "site_nme":  # a warning: the preview, which builds leniently, goes on
+        check_settings(root, copy, strict=False)
+
+
+def test_the_projects_settings_pass_mkdocs_validation(tmp_path: Path) -> None:
+    root = settings(tmp_path, {})
+    (tmp_path / "build" / "pages").mkdir(parents=True)
+    check_settings(root, mkdocs_settings(root, tmp_path / "build" / "pages", SITE_URL))
 
 
 def test_a_zensical_failure_is_its_first_complaint_on_one_line(tmp_path: Path) -> None:
