@@ -41,6 +41,7 @@ from diagrams.svg import NARROW
 from diagrams.words import number_words
 from tracefile import Trace, TraceSet
 from tracefile.value_paths import key_text
+from tracefile.values import is_real
 
 #: In a value path, ``KIND[*].key`` names that key of every record of ``KIND``.
 COLUMN = "[*]"
@@ -126,7 +127,7 @@ def plot_of(name: str, traces: Trace | TraceSet) -> Plot:
 def _reference(trace: Trace, reference: Yardstick) -> tuple[str, float]:
     """A yardstick's path and value (one number)."""
     value = trace.resolve(reference.y)
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if not is_real(value):
         raise RenderError(trace.path, None, f"yardstick {reference.label!r}: {reference.y} "
                           "must name one number")
     return reference.y, float(value)

@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from tracefile.claims import VERDICTS, Claim
 from tracefile.rules import LIMITS, RULES
+from tracefile.values import is_int
 
 ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
         "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
@@ -27,7 +28,7 @@ TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eight
 
 def number_words(n: int) -> str:
     """``n`` in words (British "and" after the hundreds)."""
-    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n < 1_000_000:
+    if not is_int(n) or not 0 <= n < 1_000_000:
         raise ValueError(f"number_words spells whole numbers from zero to 999999, not {n!r}")
     if n >= 1000:
         thousands, rest = divmod(n, 1000)

@@ -8,10 +8,9 @@ trace writes them: ``[2,2]``, ``[2]``, ``[]`` for a scalar.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 
-from tracefile.values import write_value
+from tracefile.values import is_int, write_value
 
 Shape = tuple[int, ...]
 
@@ -88,17 +87,6 @@ class ConfigError(EngineError):
 
 class NumericsError(EngineError):
     """The kernels cannot be pinned as asked (numpy already loaded, an unknown mode)."""
-
-
-def is_int(value: object) -> bool:
-    """An integer, numpy's included, that is not a bool (``True`` is an ``Integral`` but never a
-    size, an axis or a seed)."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def is_real(value: object) -> bool:
-    """A real number, numpy's included, that is not a bool."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def check_int(owner: str, label: str, value: object, low: int = 0,

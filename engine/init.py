@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import ConfigError, check_int, is_int, is_real
+from engine.errors import ConfigError, check_int
+from tracefile.values import is_int, is_real
 
 
 def normal(rng: np.random.Generator, shape: Sequence[int] | int, std: float) -> np.ndarray:

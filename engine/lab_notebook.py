@@ -15,12 +15,12 @@ asks for one). It returns nothing, so that a check cell shows only its words.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Collection
 from typing import Any
 
 from engine.records import RECORDS
 from tracefile.schemas import SCHEMAS
+from tracefile.values import is_real
 from tracefile.writer import experiment_lines
 
 #: How close a prediction must come to a measured value, relative to the larger of the two.
@@ -56,7 +56,7 @@ def check(prediction: object, measured: float | str, hint: str) -> None:
         matched = prediction.strip().lower() == measured
         shown = measured
     else:
-        if isinstance(prediction, bool) or not isinstance(prediction, numbers.Real):
+        if not is_real(prediction):
             print("Write your prediction first, as a number or a formula in Python, then run "
                   "this cell again.")
             return

@@ -16,7 +16,6 @@ Contract:
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Iterable
 from typing import Any
 
@@ -24,6 +23,7 @@ import numpy as np
 
 from engine.errors import ConfigError
 from engine.tensor import TensorValue
+from tracefile.values import is_real
 
 
 def global_grad_norm(parameters: Iterable[TensorValue]) -> float:
@@ -138,23 +138,20 @@ def _check_parameters(name: str, parameters: Iterable[TensorValue]) -> list[Tens
 
 
 def _positive(name: str, label: str, number: Any) -> float:
-    if _real(number) and 0 < number < math.inf:
+    if is_real(number) and 0 < number < math.inf:
         return float(number)
     raise ConfigError(f"{name}: {label} must be a finite number > 0, got {number!r}")
 
 
 def _non_negative(name: str, label: str, number: Any) -> float:
-    if _real(number) and 0 <= number < math.inf:
+    if is_real(number) and 0 <= number < math.inf:
         return float(number)
     raise ConfigError(f"{name}: {label} must be a finite number >= 0, got {number!r}")
 
 
 def _check_betas(betas: Any) -> tuple[float, float]:
     pair = tuple(betas) if isinstance(betas, tuple | list) else ()
-    if len(pair) != 2 or not all(_real(b) and 0 <= b < 1 for b in pair):
+    if len(pair) != 2 or not all(is_real(b) and 0 <= b < 1 for b in pair):
         raise ConfigError(f"Adam: betas must be two numbers in [0, 1), got {betas!r}")
     return float(pair[0]), float(pair[1])
 
-
-def _real(number: Any) -> bool:
-    return isinstance(number, numbers.Real) and not isinstance(number, bool)

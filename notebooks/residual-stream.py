@@ -41,7 +41,7 @@ corpus = ArithmeticCorpus()
 # each kind of token goes), and the generator's floor (it learned to add).
 
 # %%
-from engine.experiments.residual_stream.training import corpus_facts
+from engine.experiments.residual_stream.corpus import corpus_facts
 
 facts = corpus_facts(corpus)
 print(f"unigram {facts.unigram:.4f}, format only {facts.format_only:.4f}, "
@@ -80,7 +80,7 @@ same_as_trace(LAB, "training", trained, ("ARM",))
 # engine adds the writes up again and measures how far that sum is from the state.
 
 # %%
-from engine.experiments.residual_stream.results import AnalysisConfig
+from engine.experiments.residual_stream.analysis import AnalysisConfig
 from engine.experiments.residual_stream.stream import logit_lens, stream_sum
 
 residual = trained.run("residual-prenorm-eight").model

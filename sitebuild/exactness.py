@@ -27,6 +27,7 @@ from typing import Any
 
 from diagrams.format import format_value
 from sitebuild.page_context import PageError
+from tracefile.values import is_real
 
 _EXACT = re.compile(r"\b(?:exact|exactly|precisely)\b", re.I)
 #: The most numbers one paragraph may show (issue "Labs a learner finishes").
@@ -98,7 +99,7 @@ def _is_number(value: Any) -> bool:
     """A number or a list of numbers, not a name or a yes-or-no value."""
     if isinstance(value, (list, tuple)):
         return bool(value) and all(_is_number(item) for item in value)
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return is_real(value)
 
 
 def _local(path: str) -> str:

@@ -39,6 +39,7 @@ from sitebuild.paths import CHAPTER_TRACE, trace_url
 from sitebuild.publish import PUBLISHED_FILES, check_listed, write_listing
 from tracefile.errors import LocatedError
 from tracefile.files import write_atomic
+from tracefile.values import is_real
 
 KATEX_DIST = "node_modules/katex/dist"
 SHIM_SRC = "node_modules/iframe-worker/shim/index.js"
@@ -191,7 +192,7 @@ def make_env() -> jinja2.Environment:
 
 
 def _no_number(value: Any) -> Any:
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    if is_real(value):
         raise PageError("<page>", None, f"an expression shows the number {value!r}, computed "
                         "by the page: a number on a page comes from tv(...)")
     return value

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from functools import cache
 
-from engine.experiments.gradient_flow import GradientFlowResults, gradient_flow_results
+from engine.experiments.gradient_flow import gradient_flow_results
 from engine.experiments.gradient_flow.clipping import ClippingConfig
 from engine.experiments.gradient_flow.training import StackTrainingConfig
+from engine.experiments.registry import LabResults
 from engine.trace import trace_text
 
 TRACE_ID = "gradient-flow-v4"
@@ -23,8 +24,9 @@ LAB_CLIPPING = ClippingConfig(seeds=(24,), lrs=(0.01, 1.0))
 
 
 @cache
-def lab_results() -> GradientFlowResults:
-    return gradient_flow_results(training=LAB_TRAINING, clipping=LAB_CLIPPING)
+def lab_results() -> LabResults:
+    return gradient_flow_results(configs={StackTrainingConfig: LAB_TRAINING,
+                                          ClippingConfig: LAB_CLIPPING})
 
 
 @cache

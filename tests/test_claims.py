@@ -1,5 +1,5 @@
-"""The claims' rules (engine/experiments/*/claims.py) against their declarations
-(tracefile/schemas/*_claims.py): each verdict
+"""The claims' rules (registered with their experiments, engine/experiments/registry.py)
+against their declarations (tracefile/schemas/*_claims.py): each verdict
 each rule can give, reached from made-up values, and every claim declared with words a page
 can show. A rule reads values by their trace paths, so the made-up values are served the same
 way (``resolver``)."""
@@ -15,10 +15,14 @@ from paths import RECORDS_DIR
 
 from engine.errors import EngineError
 from engine.experiments.claims import Decided, MissingArms, decide, decide_claims
-from engine.experiments.gradient_flow import claims as gradient_rules
-from engine.experiments.residual_stream import claims as rules
-from engine.experiments.residual_stream.claims import (
-    RULES,
+from engine.experiments.gradient_flow.clipping import clipping_tames_explosion
+from engine.experiments.gradient_flow.training import (
+    identity_start_helps,
+    plain_degrades,
+    residual_trains_deeper,
+)
+from engine.experiments.registry import lab_rules
+from engine.experiments.residual_stream.training_rules import (
     ArmEvidence,
     deep_plain_fails,
     depth_helps,
@@ -33,6 +37,9 @@ from tracefile.schemas import SCHEMAS
 from tracefile.schemas.gradient_claims import CLAIMS as GRADIENT_CLAIMS
 from tracefile.schemas.stream_claims import CLAIMS
 
+#: Each lab's rules, by claim key, as its experiments register them.
+RULES = lab_rules(SCHEMAS["residual-stream-v4"])
+GRADIENT_RULES = lab_rules(SCHEMAS["gradient-flow-v4"])
 FORMAT_ONLY = 2.0
 TRAINING = [claim for claim in CLAIMS if claim.section in ("trainability", "norm-placement")]
 
@@ -177,20 +184,20 @@ def test_a_rule_gives_only_the_four_verdicts() -> None:
 
 
 @pytest.mark.parametrize(("rule", "values", "verdict"), [
-    (rules.stream_is_sum, {"STREAM.exact-in-order": False}, "contradicts"),
-    (rules.blocks_nudge, {"STREAM.write-over-stream": (0.1, 0.2)}, "supports"),
-    (rules.blocks_nudge, {"STREAM.write-over-stream": (2.0, 0.2)}, "qualifies"),
-    (rules.blocks_nudge, {"STREAM.write-over-stream": (2.0, 0.6)}, "contradicts"),
-    (rules.lens_improves, {"LENS.residual": (3.0, 2.0, 1.0)}, "supports"),
-    (rules.lens_improves, {"LENS.residual": (3.0, 1.0, 2.0)}, "qualifies"),
-    (rules.lens_improves, {"LENS.residual": (1.0, 2.0)}, "contradicts"),
-    (rules.angular_pruning, {"PRUNING.angular-beats-last": 0, "PRUNING.depth": 4},
+    (RULES["stream-is-sum"], {"STREAM.exact-in-order": False}, "contradicts"),
+    (RULES["blocks-nudge"], {"STREAM.write-over-stream": (0.1, 0.2)}, "supports"),
+    (RULES["blocks-nudge"], {"STREAM.write-over-stream": (2.0, 0.2)}, "qualifies"),
+    (RULES["blocks-nudge"], {"STREAM.write-over-stream": (2.0, 0.6)}, "contradicts"),
+    (RULES["lens-improves"], {"LENS.residual": (3.0, 2.0, 1.0)}, "supports"),
+    (RULES["lens-improves"], {"LENS.residual": (3.0, 1.0, 2.0)}, "qualifies"),
+    (RULES["lens-improves"], {"LENS.residual": (1.0, 2.0)}, "contradicts"),
+    (RULES["angular-pruning"], {"PRUNING.angular-beats-last": 0, "PRUNING.depth": 4},
      "contradicts"),
-    (rules.angular_pruning, {"PRUNING.angular-beats-last": 3, "PRUNING.depth": 4}, "supports"),
-    (rules.stream_dominates_memory, {"MEMORY.activation-stream-share": 0.4}, "qualifies"),
-    (rules.add_is_cheap, {"FLOPS[lab].add-share": 0.2, "FLOPS[realistic].add-share": 0.0},
+    (RULES["angular-pruning"], {"PRUNING.angular-beats-last": 3, "PRUNING.depth": 4}, "supports"),
+    (RULES["stream-dominates-memory"], {"MEMORY.activation-stream-share": 0.4}, "qualifies"),
+    (RULES["add-is-cheap"], {"FLOPS[lab].add-share": 0.2, "FLOPS[realistic].add-share": 0.0},
      "contradicts"),
-    (rules.bad_shortcut_attenuates, {"SHORTCUT[badly-scaled].ratio": 0.3,
+    (RULES["bad-shortcut-attenuates"], {"SHORTCUT[badly-scaled].ratio": 0.3,
                                      "SHORTCUT[random].ratio": 0.5}, "qualifies"),
 ])
 def test_analysis_rules(rule, values, verdict) -> None:
@@ -213,7 +220,7 @@ def exits(*points: tuple[float, float]) -> Callable[[str], Any]:
     (((8.0, 1.0), (7.0, 1.5)), "contradicts"),
 ])
 def test_early_exit_rule(points, verdict) -> None:
-    assert verdict_of(rules.early_exit_saves, exits(*points)) == verdict
+    assert verdict_of(RULES["early-exit-saves"], exits(*points)) == verdict
 
 
 def stacks(**finals: tuple[float, ...]) -> Callable[[str], Any]:
@@ -232,7 +239,7 @@ def stacks(**finals: tuple[float, ...]) -> Callable[[str], Any]:
     ({"plain_default_2": spread(0.5), "plain_default_8": spread(0.51)}, "inconclusive"),
 ])
 def test_plain_degrades(finals, verdict) -> None:
-    assert verdict_of(gradient_rules.plain_degrades, stacks(**finals)) == verdict
+    assert verdict_of(plain_degrades, stacks(**finals)) == verdict
 
 
 @pytest.mark.parametrize(("zero", "scaled", "verdict"), [
@@ -240,7 +247,7 @@ def test_plain_degrades(finals, verdict) -> None:
 def test_the_zero_start_is_judged_against_the_better_other_start(zero, scaled, verdict) -> None:
     grid = stacks(residual_zero_8=spread(zero), residual_scaled_8=spread(scaled),
                   residual_default_8=spread(9.0))  # the default start diverges: not the control
-    decided = decide(gradient_rules.identity_start_helps, grid)
+    decided = decide(identity_start_helps, grid)
     assert decided.verdict == verdict
     assert decided.because == ("ARM[residual_zero_8].final-loss",
                                "ARM[residual_scaled_8].final-loss")
@@ -254,7 +261,7 @@ def test_residual_at_its_standard_start_meets_plain_at_its_best(residual, verdic
     grid = stacks(plain_default_8=spread(0.5), plain_scaled_8=spread(0.95),
                   residual_scaled_8=spread(residual), residual_default_8=spread(9.0),
                   residual_zero_8=spread(0.01))
-    decided = decide(gradient_rules.residual_trains_deeper, grid)
+    decided = decide(residual_trains_deeper, grid)
     assert decided.verdict == verdict
     assert decided.because == ("ARM[residual_scaled_8].final-loss",
                                "ARM[plain_default_8].final-loss")
@@ -263,7 +270,7 @@ def test_residual_at_its_standard_start_meets_plain_at_its_best(residual, verdic
 def test_a_gradients_claim_whose_arms_are_missing_is_inconclusive() -> None:
     grid = stacks(plain_default_8=spread(0.5))
     training = [claim for claim in GRADIENT_CLAIMS[1:] if claim.section == "training"]
-    verdicts = {verdict_of(gradient_rules.RULES[claim.key], grid) for claim in training}
+    verdicts = {verdict_of(GRADIENT_RULES[claim.key], grid) for claim in training}
     assert verdicts == {"inconclusive"}
     # A grid lacking what a rule compares is inconclusive, decided by the list of what exists
     # (not by every arm the rule looked at on the way).
@@ -314,18 +321,18 @@ def clipping(unclipped: tuple[int, float, float] = (5, INF, INF),
     (clipping(control=(0.5, 1.5)), "inconclusive"),  # the control did not train
 ])
 def test_clipping_tames_explosion(runs, verdict) -> None:
-    assert verdict_of(gradient_rules.clipping_tames_explosion, runs) == verdict
+    assert verdict_of(clipping_tames_explosion, runs) == verdict
 
 
 def test_clipping_runs_without_a_model_are_inconclusive() -> None:
     values = {"CLIP-CONFIG.stacks": ("residual-default-8",),
               "CLIP-BEST[residual-default-8].model": "residual-default",
               "CLIP-BEST[residual-default-8].depth": 8}
-    rule = gradient_rules.RULES["clipping-tames-explosion"]
+    rule = GRADIENT_RULES["clipping-tames-explosion"]
     assert verdict_of(rule, resolver(values)) == "inconclusive"
 
 
-LABS = [("residual-stream-v4", rules.RULES), ("gradient-flow-v4", gradient_rules.RULES)]
+LABS = [("residual-stream-v4", RULES), ("gradient-flow-v4", GRADIENT_RULES)]
 
 
 @pytest.mark.parametrize(("trace_id", "lab_rules"), LABS, ids=[lab for lab, _ in LABS])
@@ -340,10 +347,13 @@ def test_each_lab_has_one_rule_per_declared_claim_and_they_give_the_recorded_ver
 
 def test_claims_are_decided_only_by_rules_naming_exactly_the_declared_claims() -> None:
     schema = SCHEMAS["gradient-flow-v4"]
-    missing = dict(list(gradient_rules.RULES.items())[1:])
-    with pytest.raises(EngineError, match=r"rules for residual-trains-deeper, .*declares "
-                                          r"plain-degrades, residual-trains-deeper"):
-        decide_claims(schema, object(), missing)
+    missing = dict(list(GRADIENT_RULES.items())[1:])
+    with pytest.raises(EngineError, match=r"^gradient-flow-v4: no experiment's rule decides "
+                                          r"claim plain-degrades$"):
+        decide_claims(schema, {}, missing)
+    with pytest.raises(EngineError, match=r"^gradient-flow-v4: a rule decides stream-is-sum, "
+                                          r"which the trace does not declare$"):
+        decide_claims(schema, {}, {**GRADIENT_RULES, "stream-is-sum": RULES["stream-is-sum"]})
 
 
 def test_the_parser_checks_a_verdicts_words_and_never_decides_it_again() -> None:
@@ -364,13 +374,13 @@ def test_a_verdict_records_the_values_that_decided_it() -> None:
     values = {"STREAM.exact-in-order": True, "STREAM.names": ("a", "b")}
     def reads_a_list_too(get: Callable[[str], Any]) -> str:
         get("STREAM.names")
-        return rules.stream_is_sum(get)
+        return RULES["stream-is-sum"](get)
     assert decide(reads_a_list_too, resolver(values)) == Decided(
         "supports", ("STREAM.exact-in-order",))
     # A grid rule names the two arms it compared, not every arm it read to find them.
     grid = stacks(plain_default_8=spread(0.5), residual_scaled_8=spread(0.1),
                   residual_scaled_2=spread(0.05))
-    decided = decide(gradient_rules.residual_trains_deeper, grid)
+    decided = decide(residual_trains_deeper, grid)
     assert decided.verdict == "supports"
     assert decided.because == ("ARM[residual_scaled_8].final-loss",
                                "ARM[plain_default_8].final-loss")

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.errors import ConfigError, check_int, is_int, is_real
+from engine.errors import ConfigError, check_int
+from tracefile.values import is_int, is_real
 
 
 @pytest.mark.parametrize(("value", "integer", "real"), [

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from gradient_flow_support import lab_results
 
-from engine.experiments.gradient_flow import LAB_SEED, GradientFlowResults
+from engine.experiments.gradient_flow import LAB_SEED
 from engine.experiments.gradient_flow.clipping import ClippingConfig, gradient_clipping
 from engine.experiments.gradient_flow.common import CAP, capped, fate
 from engine.experiments.gradient_flow.explorer import ExplorerConfig, explorer_grid
@@ -33,6 +33,7 @@ from engine.experiments.gradient_flow.scalar import TenLayersConfig, depth_gradi
 from engine.experiments.gradient_flow.silent import SilentConfig, silent_branches
 from engine.experiments.gradient_flow.sweep import SweepConfig, depth_sweep
 from engine.experiments.gradient_flow.training import StackTrainingConfig, trainability
+from engine.experiments.registry import LabResults
 from engine.worked_example import constants as c
 
 # Both modules run the whole lab once (gradient_flow_support); one worker of the parallel fast
@@ -47,7 +48,7 @@ SMALL_TRAINING = StackTrainingConfig(width=4, hidden=4, depths=(2,), samples=8, 
 
 
 @pytest.fixture(scope="session")
-def lab() -> GradientFlowResults:
+def lab() -> LabResults:
     return lab_results()
 
 
@@ -57,7 +58,7 @@ def close(got: float, want: float, rtol: float = 1e-12) -> bool:
 
 # -- 1. the +1 over ten layers ----------------------------------------------------------------
 
-def test_ten_layers_are_powers_of_the_factor(lab: GradientFlowResults) -> None:
+def test_ten_layers_are_powers_of_the_factor(lab: LabResults) -> None:
     layers = lab.ten_layers.layers
     assert [run.factor for run in lab.ten_layers.runs] == [-1.0, 0.1, 0.5, 0.9, 1.5]
     for run in lab.ten_layers.runs:
@@ -69,7 +70,7 @@ def test_ten_layers_are_powers_of_the_factor(lab: GradientFlowResults) -> None:
                    for depth, g in enumerate(run.residual_by_depth))
 
 
-def test_ten_layers_fates_match_the_chapter(lab: GradientFlowResults) -> None:
+def test_ten_layers_fates_match_the_chapter(lab: LabResults) -> None:
     fates = {run.factor: (run.plain_fate, run.residual_fate) for run in lab.ten_layers.runs}
     assert fates[0.1] == ("vanished", "kept")  # ~1e-10 against ~2.594
     assert fates[1.5] == ("exploded", "exploded")
@@ -87,7 +88,7 @@ def test_fate_and_capped_helpers() -> None:
 
 # -- 2. the product expanded into paths -------------------------------------------------------
 
-def test_chapter_paths_are_the_exact_binary_fractions(lab: GradientFlowResults) -> None:
+def test_chapter_paths_are_the_exact_binary_fractions(lab: LabResults) -> None:
     paths = lab.chapter_paths
     assert paths.contributions == (1.0, -1.0, 0.375, -0.0625, 0.00390625)
     assert paths.contributions == tuple(
@@ -106,7 +107,7 @@ def test_solve_exact_recovers_a_polynomial() -> None:
     assert solve_exact(alphas, values) == [3, -2, 0, Fraction(1, 4)]
 
 
-def test_random_paths_split_the_gradient(lab: GradientFlowResults) -> None:
+def test_random_paths_split_the_gradient(lab: LabResults) -> None:
     paths = lab.random_paths
     assert [p.length for p in paths.lengths] == list(range(paths.layers + 1))
     assert [p.count for p in paths.lengths] == [math.comb(16, k) for k in range(17)]
@@ -140,7 +141,7 @@ def test_random_paths_are_deterministic() -> None:
 
 # -- 3. depth sweep ---------------------------------------------------------------------------
 
-def test_sweep_identity_stack_passes_gradient_unchanged(lab: GradientFlowResults) -> None:
+def test_sweep_identity_stack_passes_gradient_unchanged(lab: LabResults) -> None:
     sweep = lab.sweep
     curves = {curve.curve: curve for curve in sweep.curves}
     deepest = {stack.curve: stack for stack in sweep.deepest}
@@ -175,7 +176,7 @@ def test_sweep_is_deterministic_and_shaped() -> None:
 
 # -- 4. three ways to be silent ---------------------------------------------------------------
 
-def test_silent_first_step_gradients(lab: GradientFlowResults) -> None:
+def test_silent_first_step_gradients(lab: LabResults) -> None:
     x, upstream, weight = (np.array(c.INPUT_VALUES), np.array(c.UPSTREAM_VALUES),
                            np.array(c.WEIGHT_VALUES))
     first = {(row.case, row.parameter): row for row in lab.silent.rows if row.step == 1}
@@ -189,7 +190,7 @@ def test_silent_first_step_gradients(lab: GradientFlowResults) -> None:
         np.outer(x @ weight, upstream).ravel())
 
 
-def test_silent_who_moves_when(lab: GradientFlowResults) -> None:
+def test_silent_who_moves_when(lab: LabResults) -> None:
     cases = {case.case: case for case in lab.silent.cases}
     assert cases["zero-weight"].first_moved == (1,)
     assert cases["zero-scale"].first_moved == (1, 2)  # α first, then W
@@ -202,7 +203,7 @@ def test_silent_who_moves_when(lab: GradientFlowResults) -> None:
 
 # -- 5. where the norm goes -------------------------------------------------------------------
 
-def test_placement_curves(lab: GradientFlowResults) -> None:
+def test_placement_curves(lab: LabResults) -> None:
     curves = {curve.curve: curve for curve in lab.placement.curves}
     assert list(curves) == [f"{name}-{blocks}" for blocks in (12, 24) for name in (
         "postnorm", "prenorm", "prenorm-no-final-norm")]
@@ -228,7 +229,7 @@ def test_placement_chunks_do_not_change_the_gradient() -> None:
 
 # -- 6. trainability --------------------------------------------------------------------------
 
-def test_training_curves(lab: GradientFlowResults) -> None:
+def test_training_curves(lab: LabResults) -> None:
     curves = {curve.curve: curve for curve in lab.training.curves}
     assert list(curves) == ["plain-2", "plain-8", "plain-32", "residual-2", "residual-8",
                             "residual-32"]
@@ -282,7 +283,7 @@ def test_clipping_keeps_an_exploding_stack_finite_and_judges_each_stack_at_its_b
 
 # -- 7. explorer grid -------------------------------------------------------------------------
 
-def test_explorer_contributions_are_binomial(lab: GradientFlowResults) -> None:
+def test_explorer_contributions_are_binomial(lab: LabResults) -> None:
     explorer = lab.explorer
     assert len(explorer.cells) == len(explorer.factors) * explorer.max_depth == 416
     for cell in explorer.cells:

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from engine.data import ArithmeticCorpus
-from engine.experiments.residual_stream.common import MAX_POINTS, LabProgress, mean_loss, walk
+from engine.experiments.residual_stream.common import MAX_POINTS, mean_loss, walk
+from engine.experiments.residual_stream.corpus import corpus_facts
 from engine.experiments.residual_stream.cost import flops, intensity, tape_memory
 from engine.experiments.residual_stream.long_training import LongTrainingConfig, long_training
 from engine.experiments.residual_stream.precision import (
@@ -39,11 +40,7 @@ from engine.experiments.residual_stream.surgery import (
     skipped_loss,
     swapped,
 )
-from engine.experiments.residual_stream.training import (
-    DecoderTrainingConfig,
-    corpus_facts,
-    trainability,
-)
+from engine.experiments.residual_stream.training import DecoderTrainingConfig, trainability
 from engine.models import Decoder, DecoderConfig
 
 SMALL = dict(width=8, depth=3, heads=2, mlp_ratio=2, seed=5)
@@ -231,13 +228,13 @@ def test_shortcuts(corpus) -> None:
 def test_tiny_trainability_and_corpus_facts(corpus, monkeypatch) -> None:
     monkeypatch.delenv("ENGINE_CELL_CACHE", raising=False)
     stream = io.StringIO()
-    result = trainability(corpus, 3, TINY_TRAINING, LabProgress(1, stream))
+    result = trainability(corpus, 3, TINY_TRAINING, stream)
     assert [r.curve for r in result.runs] == [
         "residual-prenorm-one", "residual-prenorm-two", "plain-prenorm-one",
         "plain-prenorm-two", "residual-postnorm-one", "residual-postnorm-two"]
     # one line for the grid, then one per arm: four pre-norm architectures at two rates, and
     # post-norm with and without warm-up at each of the two depths
-    assert stream.getvalue().count("\n") == 1 + 4 * 2 + 2 * 2 and "elapsed" in stream.getvalue()
+    assert stream.getvalue().count("\n") == 1 + 4 * 2 + 2 * 2 and "12 arms" in stream.getvalue()
     assert len(result.arms) == 12 and all(a.seeds == (3, 4) for a in result.arms)
     for run in result.runs:
         assert run.eval_steps == (2, 4) and len(run.validation) <= MAX_POINTS
@@ -253,7 +250,7 @@ def test_tiny_trainability_and_corpus_facts(corpus, monkeypatch) -> None:
     facts = corpus_facts(corpus)
     assert (facts.vocab, facts.sequence_length, facts.validation_problems) == (13, 30, 1000)
     assert facts.generator == corpus.reference_losses.generator
-    assert result.precision == "float32"
+    assert result.precision == "float32" and result.setting == TINY_TRAINING.setting()
 
 
 @pytest.mark.parametrize("tolerance, flat", [(10.0, True), (-10.0, False)])

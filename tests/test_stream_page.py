@@ -24,7 +24,7 @@ TRACE = "residual-stream-v4"
 #: their own, so the page stays under 600 KB (about 428 KB when measured).
 PAGE_BUDGET = 600_000
 #: The functions of the named source regions the page includes (the block forward of
-#: engine/models/decoder.py, the rest from engine/experiments/residual_stream/), as the
+#: engine/nn/blocks.py, the rest from engine/experiments/residual_stream/), as the
 #: highlighter marks a function's name.
 LISTINGS = ("forward", "exit_point", "pruning", "quantize", "lost_fraction", "flops", "_holder",
             "shortcut_matrix")

@@ -4,14 +4,13 @@ Contract: a ``Claim`` names a claim (its key in the trace's ``CLAIM`` records), 
 shows, the page section that runs it and its rule in words; a claim whose rule cannot come out
 but one way, given what the lab chose to run, says why in ``construction``: it is a
 demonstration, shown apart from the claims a run tests. A rule changed after its verdict was
-recorded keeps the earlier rule in ``changes`` (``RuleChange``: its words, the verdict it
-gave, the last commit whose records it decided), which the lab shows as its verdict
-changelog: nothing is re-tuned silently. The rule itself, as code, lives with
-the experiment that decides it (``engine/experiments/*/claims.py``), which records each verdict
-once, with the paths of the values it was decided from (``because``); the parser checks only
-that every declared claim has exactly one verdict, one of ``VERDICTS``, whose values are
-values of the same trace other than verdicts (``verdict_words``), and never decides a claim
-again.
+recorded keeps the earlier rule in ``changes`` (``RuleChange``: its words, the verdict it gave,
+the last commit whose records it decided), which the lab shows as its verdict changelog: nothing
+is re-tuned silently. The rule itself, as code, lives with the experiment that decides it
+(registered with it, ``engine/experiments/registry.py``), which records each verdict once, with
+the paths of the values it was decided from (``because``); the parser checks only that every
+declared claim has exactly one verdict, one of ``VERDICTS``, whose values are values of the same
+trace other than verdicts (``verdict_words``), and never decides a claim again.
 """
 
 from __future__ import annotations

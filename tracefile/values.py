@@ -11,6 +11,7 @@ costs milliseconds, and no Python exception other than ValueProblem leaves this 
 from __future__ import annotations
 
 import math
+import numbers
 import re
 import sys
 from collections.abc import Callable
@@ -182,6 +183,17 @@ def parse_value(kind: str, text: str) -> Any:
     return PARSERS[kind](text)
 
 
+def is_int(value: object) -> bool:
+    """An integer, numpy's included, that is not a bool (``True`` is an ``Integral`` to Python,
+    but never a count, a size or a seed): the one test of "a whole number" of the project."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def is_real(value: object) -> bool:
+    """A real number, numpy's included, that is not a bool: the one test of "a number"."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
 def trace_repr(value: Any) -> str:
     """Write a typed value back exactly as the trace stores it (the inverse of parse_value).
 
@@ -207,7 +219,7 @@ def _write_float(value: Any) -> str:
 
 
 def _write_int(value: Any) -> str:
-    if isinstance(value, bool) or int(value) != value or int(value) < 0:
+    if not is_real(value) or int(value) != value or int(value) < 0:
         raise ValueProblem(f"not a non-negative int: {value!r}", INT_EXPECTED, repr(value))
     return str(int(value))
 

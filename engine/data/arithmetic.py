@@ -43,7 +43,8 @@ from functools import cached_property
 import numpy as np
 
 from engine.data.tokenizer import CharTokenizer
-from engine.errors import ConfigError, check_int, is_real
+from engine.errors import ConfigError, check_int
+from tracefile.values import is_real
 
 ALPHABET = "0123456789+=;"
 SPLITS = ("train", "validation")

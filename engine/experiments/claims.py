@@ -1,8 +1,10 @@
 """Deciding a lab's claims, once: each experiment's rule applied to the values its results write.
 
-Contract: ``decide_claims(schema, results, rules)`` returns ``results`` (a frozen dataclass with
-a ``claims`` field) with one ``ClaimVerdict`` per claim ``schema`` declares, in order: the
-verdict ``rules[key]`` returns for the values of the trace these results write (resolved by
+Contract: ``decide_claims(schema, results, rules)`` returns one ``ClaimVerdict`` per claim
+``schema`` declares, in its order (``results``: each experiment's result by name, as
+`engine.experiments.registry.run_lab` holds them; ``rules``: each claim's rule, as the
+experiments register them): the verdict ``rules[key]`` returns for the values of the trace
+these results write (resolved by
 trace path, so a rule reads exactly what a page shows), and the paths of the values it was
 decided from: those the rule names (``Decided``) or else every value it read but lists of
 names, which only say what exists (those too when it read nothing else). A rule raises
@@ -17,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 from engine.errors import EngineError
@@ -35,8 +38,10 @@ class Decided:
     because: tuple[str, ...]
 
 
+#: What a rule reads the trace's values through: a value path → its value.
+Get = Callable[[str], Any]
 #: A rule: the trace's values (a path resolver) → a verdict word, or one with its values.
-Rule = Callable[[Callable[[str], Any]], "str | Decided"]
+Rule = Callable[[Get], "str | Decided"]
 
 
 class MissingArms(LookupError):
@@ -63,20 +68,22 @@ def decide(rule: Rule, get: Callable[[str], Any]) -> Decided:
     return Decided(decided, tuple(dict.fromkeys(read or listed)))
 
 
-def decide_claims(schema: TraceSchema, results: Any, rules: Mapping[str, Rule]) -> Any:
-    """``results`` with its ``claims`` decided (see the module docstring)."""
+def decide_claims(schema: TraceSchema, results: Mapping[str, Any],
+                  rules: Mapping[str, Rule]) -> tuple[ClaimVerdict, ...]:
+    """The verdict of every claim ``schema`` declares, in its order (see the module doc)."""
     declared = [claim.key for claim in schema.claims]
-    if list(rules) != declared:
-        raise EngineError(f"{schema.trace_id}: rules for {', '.join(rules)}; the trace declares "
-                          f"{', '.join(declared)}")
+    if missing := [key for key in declared if key not in rules]:
+        raise EngineError(f"{schema.trace_id}: no experiment's rule decides claim {missing[0]}")
+    if extra := sorted(set(rules) - set(declared)):
+        raise EngineError(f"{schema.trace_id}: a rule decides {extra[0]}, which the trace does "
+                          "not declare")
     # A first rendering, every claim pending, gives the rules the values the trace will hold;
     # a pending claim names the trace's first value (a once record's), so the trace parses.
     first = schema.records[0]
     assert first.keyed_by is None, "the trace's first record is a once record"
     somewhere = (f"{first.kind}.{first.keys[0].name}",)
-    pending = dataclasses.replace(results, claims=tuple(
+    pending = SimpleNamespace(**results, claims=tuple(
         ClaimVerdict(key, "inconclusive", somewhere) for key in declared))
     trace = parse_trace(render_trace(schema, pending), f"<{schema.trace_id} claims>", schema)
-    return dataclasses.replace(results, claims=tuple(
-        ClaimVerdict(key, *dataclasses.astuple(decide(rule, trace.resolve)))
-        for key, rule in rules.items()))
+    return tuple(ClaimVerdict(key, *dataclasses.astuple(decide(rules[key], trace.resolve)))
+                 for key in declared)

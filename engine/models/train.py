@@ -21,10 +21,11 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from engine.data import ArithmeticCorpus
-from engine.errors import ConfigError, check_int, is_real
+from engine.errors import ConfigError, check_int
 from engine.models.config import DecoderConfig
 from engine.models.decoder import Decoder
 from engine.optim import Adam
+from tracefile.values import is_real
 
 
 @dataclass(frozen=True)

@@ -27,11 +27,12 @@ from typing import Any, Protocol
 import numpy as np
 
 from engine import init as initializers
-from engine.errors import ConfigError, ShapeError, check_int, is_real
+from engine.errors import ConfigError, ShapeError, check_int
 from engine.nn.linear import Linear, named_linear
 from engine.nn.residual import Merge, ScaledAdd, residual_add, write_only
 from engine.ops import gelu, layer_norm, relu, rms_norm, tanh
 from engine.tensor import TensorValue
+from tracefile.values import is_real
 
 ACTIVATIONS: dict[str, Callable[[TensorValue], TensorValue]] = {
     "relu": relu, "gelu": gelu, "tanh": tanh, "identity": lambda h: h,

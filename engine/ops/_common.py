@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import IndicesError, ShapeError, format_shape, is_int, is_real
+from engine.errors import IndicesError, ShapeError, format_shape
 from engine.operands import numeric_array
 from engine.tensor import TensorValue
+from tracefile.values import is_int, is_real
 
 
 def lift(operand: Any, op: str) -> TensorValue:

@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import ShapeError, is_real
+from engine.errors import ShapeError
 from engine.ops._common import lift
 from engine.tensor import TensorValue
+from tracefile.values import is_real
 
 
 def attention_probabilities(q: Any, k: Any, scale: float) -> TensorValue:

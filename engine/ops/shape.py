@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import ShapeError, is_int
+from engine.errors import ShapeError
 from engine.ops._common import lift
 from engine.tensor import TensorValue
+from tracefile.values import is_int
 
 
 def reshape(operand: Any, shape: Sequence[int] | int) -> TensorValue:

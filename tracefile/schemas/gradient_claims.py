@@ -1,6 +1,7 @@
 """The gradients lab's claims as the trace declares them (``tracefile.claims``), in page order:
 words, section and rule in words. The rules as code, which decide the verdicts, are
-engine/experiments/gradient_flow/claims.py. Words and rules hold no digits.
+registered with their experiments (engine/experiments/gradient_flow/). Words and rules hold no
+digits.
 """
 
 from __future__ import annotations

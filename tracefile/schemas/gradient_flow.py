@@ -1,10 +1,11 @@
 """``gradient-flow-v4``: the gradients lab, "Gradients through depth", experiments 1-7.
 
-One ``Key`` per traced value. ``source`` paths point into the engine's ``GradientFlowResults``
-(engine/experiments/gradient_flow/results.py); the parser ignores them. Every gradient here was
-measured by the engine's backward. A value that overflowed is written as ±1.7976931348623157e+308
-and flagged by the record's ``overflowed`` or ``diverged`` key. Lists of integers (depths,
-counts, steps) use the ``shape`` kind, the grammar's list of non-negative ints.
+One ``Key`` per traced value. ``source`` paths point into the engine's results, each
+experiment's by its name (engine/experiments/registry.py); the parser ignores them. Every
+gradient here was measured by the engine's backward. A value that overflowed is written as
+±1.7976931348623157e+308 and flagged by the record's ``overflowed`` or ``diverged`` key. Lists
+of integers (depths, counts, steps) use the ``shape`` kind, the grammar's list of non-negative
+ints.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """``residual-stream-v4``: the decoder lab, "The residual stream in a small trained decoder".
 
-One ``Key`` per traced value. ``source`` paths point into the engine's
-``ResidualStreamResults`` (engine/experiments/residual_stream/results.py); the parser ignores
-them. Losses are mean cross-entropies in nats per predicted token. Norms of a stream state or
-a write are the mean over tokens of each token's Euclidean norm unless a key says otherwise.
-Lists of ints use the ``shape`` kind. Docs and titles are shown on pages and hold no digits.
+One ``Key`` per traced value. ``source`` paths point into the engine's results, each
+experiment's by its name (engine/experiments/registry.py); the parser ignores them. Losses are
+mean cross-entropies in nats per predicted token. Norms of a stream state or a write are the
+mean over tokens of each token's Euclidean norm unless a key says otherwise. Lists of ints use
+the ``shape`` kind. Docs and titles are shown on pages and hold no digits.
 """
 
 from __future__ import annotations

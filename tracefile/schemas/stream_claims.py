@@ -1,6 +1,7 @@
 """The residual-stream lab's claims as the trace declares them (``tracefile.claims``), in
 page order: words, section and rule in words. The rules as code, which decide the verdicts, are
-engine/experiments/residual_stream/claims.py. Words and rules hold no digits: pages show them.
+registered with their experiments (engine/experiments/residual_stream/). Words and rules hold
+no digits: pages show them.
 """
 
 from __future__ import annotations

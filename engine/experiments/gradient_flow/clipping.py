@@ -22,13 +22,16 @@ from typing import TextIO
 import numpy as np
 
 from engine.experiments import grid
+from engine.experiments.claims import Decided, Get, MissingArms
 from engine.experiments.gradient_flow.cells import StackCell, teacher_task, train_cell
+from engine.experiments.gradient_flow.common import TRACE
 from engine.experiments.gradient_flow.training import (
     StackArm,
     StackTrainingConfig,
     arm_over_seeds,
     best_by_stack,
 )
+from engine.experiments.registry import Experiment, register
 
 #: Model → (`build_stack` variant, initialization of the output projections, clipped).
 MODELS = {"residual-default": ("residual", "default", False),
@@ -111,3 +114,43 @@ def _best(model: str, arm: StackArm) -> ClipBest:
     return ClipBest(arm.stack, model, arm.depth, MODELS[model][2], arm.lr,
                     arm.curve_median[0], arm.median, arm.low, arm.high, arm.diverged)
 
+
+
+def clipping_tames_explosion(get: Get) -> Decided:
+    best: dict[tuple[str, int], str] = {}
+    for stack in get("CLIP-CONFIG.stacks"):
+        record = f"CLIP-BEST[{stack}]"
+        best[(get(f"{record}.model"), get(f"{record}.depth"))] = record
+    depths = sorted({depth for _, depth in best})
+    models = ("residual-default", "residual-default-clipped", "residual-zero")
+    if not depths or any((model, d) not in best for d in depths for model in models):
+        raise MissingArms("the clipping runs need all three models at every depth")
+    zero = get("CLIP-CONFIG.zero-loss")
+    because = ("CLIP-CONFIG.zero-loss", *(
+        f"{best[(model, d)]}.{field}" for d in depths for model in models
+        for field in ("low", "high", "diverged")))
+
+    def trained(model: str, depth: int) -> bool:
+        record = best[(model, depth)]
+        return get(f"{record}.diverged") == 0 and get(f"{record}.high") < zero
+
+    def beats(model: str, other: str, depth: int) -> bool:  # every seed below every seed
+        return get(f"{best[(model, depth)]}.high") < get(f"{best[(other, depth)]}.low")
+
+    clipped, unclipped = "residual-default-clipped", "residual-default"
+    if not all(trained("residual-zero", d) for d in depths):
+        verdict = "inconclusive"  # the control does not train: the task, not the stack, fails
+    elif (any(get(f"{best[(clipped, d)]}.diverged") for d in depths)
+          or all(beats(unclipped, clipped, d) for d in depths)):
+        verdict = "contradicts"
+    elif all(trained(clipped, d) and beats(clipped, unclipped, d) for d in depths):
+        verdict = "supports"
+    else:
+        verdict = "qualifies"
+    return Decided(verdict, because)
+
+
+register(Experiment(
+    TRACE, "clipping", ClippingConfig,
+    lambda seed, config, progress: gradient_clipping(config, progress), needs=("progress",),
+    rules={"clipping-tames-explosion": clipping_tames_explosion}))

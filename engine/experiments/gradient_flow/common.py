@@ -19,6 +19,8 @@ from engine.tensor import TensorValue
 from engine.worked_example.common import Vector, flat
 from tracefile.values import OVERFLOWED
 
+#: The trace the lab's experiments write into (`engine.experiments.registry`).
+TRACE = "gradient-flow"
 #: What an overflowed value is written as (with its sign): the trace contract's mark; a flag
 #: next to it says it overflowed.
 CAP = OVERFLOWED

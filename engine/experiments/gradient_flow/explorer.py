@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.experiments.gradient_flow.common import Vector, flat
+from engine.experiments.gradient_flow.common import TRACE, Vector, flat
 from engine.experiments.gradient_flow.graded import grade_gradients, graded_stack
 from engine.experiments.gradient_flow.scalar import depth_gradients
+from engine.experiments.registry import Experiment, register
 from engine.ops import mul
 from engine.tensor import TensorValue
 
@@ -123,3 +124,6 @@ def explorer_grid(seed: int, config: ExplorerConfig) -> Explorer:
                                       float(residual[d - 1, lane]), flat(row),
                                       int(np.argmax(np.abs(row)))))
     return Explorer(depth, tuple(float(f) for f in factors), curves, counts, tuple(cells))
+
+
+register(Experiment(TRACE, "explorer", ExplorerConfig, explorer_grid))

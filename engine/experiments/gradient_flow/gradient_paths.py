@@ -19,8 +19,9 @@ from fractions import Fraction
 import numpy as np
 
 from engine import init
-from engine.experiments.gradient_flow.common import Vector, norm
+from engine.experiments.gradient_flow.common import TRACE, Vector, norm
 from engine.experiments.gradient_flow.graded import grade_gradients, graded_stack
+from engine.experiments.registry import Experiment, register
 from engine.nn import Linear, named_linear, residual_add
 from engine.tensor import TensorValue
 from engine.worked_example import constants as c
@@ -260,3 +261,7 @@ def _vandermonde_deviation(weights: list[np.ndarray], x: np.ndarray, upstream: n
     measured = np.stack([scaled_stack_gradient(weights, float(a), x, upstream) for a in nodes])
     fitted = np.linalg.solve(np.vander(nodes, size, increasing=True), measured)
     return max(norm(fit - exact) / norm(exact) for fit, exact in zip(fitted, graded, strict=True))
+
+
+register(Experiment(TRACE, "chapter_paths", ChapterPathsConfig, chapter_paths))
+register(Experiment(TRACE, "random_paths", RandomPathsConfig, random_paths))

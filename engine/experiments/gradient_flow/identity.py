@@ -20,7 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import init
-from engine.experiments.gradient_flow.common import Vector, capped, descend
+from engine.experiments.claims import Get, MissingArms
+from engine.experiments.gradient_flow.common import TRACE, Vector, capped, descend
+from engine.experiments.registry import Experiment, register
 from engine.nn import build_stack
 from engine.ops import mean
 from engine.optim import SGD
@@ -115,3 +117,19 @@ def _arm(model: str, lr: float, config: IdentityConfig) -> IdentityArm:
 def _best(arm: IdentityArm) -> IdentityBest:
     return IdentityBest(arm.model, arm.arm, arm.lr, statistics.median(arm.initial), arm.median,
                         arm.low, arm.high)
+
+
+def identity_hard_for_plain(get: Get) -> str:
+    best = {model: f"IDENTITY-BEST[{model}]" for model in get("IDENTITY-CONFIG.models")}
+    if not {"plain-default", "residual-default", "residual-zero"} <= set(best):
+        raise MissingArms("the identity fit needs the plain block and both residual blocks")
+    plain, residual = best["plain-default"], best["residual-default"]
+    if get(f"{plain}.median") <= get(f"{residual}.median"):
+        return "contradicts"
+    starts_there = get(f"{best['residual-zero']}.high") == 0.0
+    beats = get(f"{residual}.high") < get(f"{plain}.low")
+    return "supports" if starts_there and beats else "inconclusive"
+
+
+register(Experiment(TRACE, "identity", IdentityConfig, lambda seed, config: identity_fit(config),
+                    rules={"identity-hard-for-plain": identity_hard_for_plain}))

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import init
-from engine.experiments.gradient_flow.common import Vector, flat, gradient_or_zero, norm
+from engine.experiments.gradient_flow.common import TRACE, Vector, flat, gradient_or_zero, norm
+from engine.experiments.registry import Experiment, register
 from engine.nn import Norm, build_stack
 from engine.ops import cross_entropy
 from engine.tensor import GraphRetention, TensorValue
@@ -146,3 +147,6 @@ def norm_placement(seed: int, config: PlacementConfig) -> Placement:
                 curves.append(_curve(placement, blocks, final_norm, [run[which] for run in runs]))
     return Placement(config.width, config.hidden, config.batch, config.vocab, config.repeats,
                      seed, config.activation, tuple(curves))
+
+
+register(Experiment(TRACE, "placement", PlacementConfig, norm_placement))

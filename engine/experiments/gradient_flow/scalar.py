@@ -15,7 +15,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.experiments.gradient_flow.common import Vector, fate, flat, gradient_or_zero, probed
+from engine.experiments.gradient_flow.common import (
+    TRACE,
+    Vector,
+    fate,
+    flat,
+    gradient_or_zero,
+    probed,
+)
+from engine.experiments.registry import Experiment, register
 from engine.nn import residual_add
 from engine.ops import mul
 from engine.tensor import TensorValue
@@ -100,3 +108,6 @@ def ten_layers(seed: int, config: TenLayersConfig) -> TenLayers:
         for lane, factor in enumerate(factors)
     )
     return TenLayers(config.layers, config.input, config.upstream, config.band, runs)
+
+
+register(Experiment(TRACE, "ten_layers", TenLayersConfig, ten_layers))

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.experiments.gradient_flow.common import Vector, flat, gradient_or_zero, norm
+from engine.experiments.gradient_flow.common import TRACE, Vector, flat, gradient_or_zero, norm
+from engine.experiments.registry import Experiment, register
 from engine.nn import residual_add
 from engine.ops import mul
 from engine.optim import SGD
@@ -139,3 +140,6 @@ def silent_branches(seed: int, config: SilentConfig) -> Silent:
         rows.extend(steps)
     return Silent(flat(c.INPUT_VALUES), flat(c.UPSTREAM_VALUES), config.lr, config.steps,
                   tuple(cases), tuple(rows))
+
+
+register(Experiment(TRACE, "silent", SilentConfig, silent_branches))

@@ -15,7 +15,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import init
-from engine.experiments.gradient_flow.common import Vector, capped, gradient_or_zero, norm, probed
+from engine.experiments.gradient_flow.common import (
+    TRACE,
+    Vector,
+    capped,
+    gradient_or_zero,
+    norm,
+    probed,
+)
+from engine.experiments.registry import Experiment, register
 from engine.nn import build_stack
 from engine.tensor import TensorValue
 
@@ -150,3 +158,6 @@ def depth_sweep(seed: int, config: SweepConfig) -> Sweep:
     return Sweep(config.width, config.hidden, config.batch, config.depths, seed,
                  _rms_row_norm(x), config.variants, config.activations, tuple(curves),
                  tuple(deepest))
+
+
+register(Experiment(TRACE, "sweep", SweepConfig, depth_sweep))

@@ -14,6 +14,7 @@ curves (`TrainingCurve`) for the page's first chart.
 
 from __future__ import annotations
 
+import itertools
 import statistics
 from dataclasses import dataclass
 from typing import TextIO
@@ -21,8 +22,11 @@ from typing import TextIO
 import numpy as np
 
 from engine.experiments import grid
+from engine.experiments.claims import Decided, Get, MissingArms
 from engine.experiments.gradient_flow.cells import StackCell, StackSetting, train_cell
-from engine.experiments.gradient_flow.common import Vector
+from engine.experiments.gradient_flow.common import TRACE, Vector
+from engine.experiments.registry import Experiment, register
+from engine.init import OUTPUT_STARTS
 
 #: The original comparison: lab variant → its initialization of the output projections.
 MODELS = {"plain": "default", "residual": "zero"}
@@ -211,3 +215,85 @@ def arm_over_seeds(cells: list[StackCell], results: dict[StackCell, dict[str, np
 def _best(arm: StackArm) -> StackBest:
     return StackBest(arm.stack, arm.arm, arm.lr, arm.median, arm.low, arm.high,
                      arm.steps, arm.curve_low, arm.curve_median, arm.curve_high)
+
+
+# The rules of the claims this grid decides. An architecture (variant, initialization, depth)
+# is judged at its own best learning rate, the arm with the lowest median final loss; one
+# beats another when each of its seeds ends lower than every seed of the other.
+
+#: An architecture's final losses at its best learning rate, and their path in the trace.
+Finals = tuple[str, tuple[float, ...]]
+
+
+def _finals(get: Get) -> dict[tuple[str, str, int], Finals]:
+    """Each architecture's final losses at its best learning rate, by (variant, init, depth)."""
+    best: dict[tuple[str, str, int], tuple[float, str, Finals]] = {}
+    for name in get("TRAINING-CONFIG.arm-names"):
+        arm = f"ARM[{name}]"
+        key = (get(f"{arm}.variant"), get(f"{arm}.init"), get(f"{arm}.depth"))
+        finals = get(f"{arm}.final-loss")
+        median = statistics.median(finals)
+        if key not in best or (median, name) < best[key][:2]:
+            best[key] = (median, name, (f"{arm}.final-loss", finals))
+    return {key: value[2] for key, value in best.items()}
+
+
+def _beats(one: Finals, other: Finals) -> bool:
+    return max(one[1]) < min(other[1])
+
+
+def _compare(one: Finals | None, other: Finals | None) -> Decided:
+    if one is None or other is None:
+        raise MissingArms("an architecture the rule compares is not in the grid")
+    verdict = "supports" if _beats(one, other) else "contradicts" if _beats(other, one) else (
+        "inconclusive")
+    return Decided(verdict, (one[0], other[0]))
+
+
+def plain_degrades(get: Get) -> Decided:
+    plain = [finals for _, finals in sorted(
+        (key[2], finals) for key, finals in _finals(get).items()
+        if key[:2] == ("plain", "default"))]
+    steps = list(itertools.pairwise(plain))
+    if not steps:
+        raise MissingArms("no plain stacks of several depths")
+    worse = [(shallow, deep) for shallow, deep in steps if _beats(shallow, deep)]
+    if worse:
+        return Decided("supports", tuple(finals[0] for finals in worse[0]))
+    better = all(_beats(deep, shallow) for shallow, deep in steps)
+    return Decided("contradicts" if better else "inconclusive",
+                   tuple(finals[0] for finals in plain))
+
+
+def _deepest(finals: dict[tuple[str, str, int], Finals]) -> int:
+    if not finals:
+        raise MissingArms("no arm")
+    return max(key[2] for key in finals)
+
+
+def _best_start(finals: dict[tuple[str, str, int], Finals], variant: str, depth: int,
+                starts: tuple[str, ...]) -> Finals | None:
+    """The variant's finals at ``depth`` with the start of ``starts`` whose median is lowest."""
+    found = [finals[key] for key in ((variant, start, depth) for start in starts) if key in finals]
+    return min(found, key=lambda one: statistics.median(one[1])) if found else None
+
+
+def residual_trains_deeper(get: Get) -> Decided:
+    finals = _finals(get)
+    depth = _deepest(finals)
+    return _compare(finals.get(("residual", "scaled", depth)),
+                    _best_start(finals, "plain", depth, OUTPUT_STARTS))
+
+
+def identity_start_helps(get: Get) -> Decided:
+    finals = _finals(get)
+    depth = _deepest(finals)
+    return _compare(finals.get(("residual", "zero", depth)),
+                    _best_start(finals, "residual", depth, ("default", "scaled")))
+
+
+
+register(Experiment(TRACE, "training", StackTrainingConfig, trainability, needs=("progress",),
+                    rules={"plain-degrades": plain_degrades,
+                           "residual-trains-deeper": residual_trains_deeper,
+                           "identity-start-helps": identity_start_helps}))

@@ -1,11 +1,9 @@
-"""Helpers shared by the residual-stream experiments: progress lines, plain values, and one
-forward walk that the analyses bend (skip a block, freeze a token, round the stream).
+"""Helpers shared by the residual-stream experiments: plain values, and one forward walk that
+the analyses bend (skip a block, freeze a token, round the stream).
 
 Contract:
 - Results leave the engine as plain Python values (tuples of floats or ints, words, bools);
   a curve holds at most `MAX_POINTS` points.
-- `LabProgress` prints one line per experiment to stderr (what runs, steps, elapsed seconds);
-  nothing it prints reaches a trace, so traces stay free of times.
 - `walk(model, tokens, ...)` runs a trained `Decoder` block by block, through the model's own
   embedding and block forward, and returns every stream state ``x_0 .. x_L`` as arrays. With
   no options these are `Decoder.forward`'s streams bit for bit; ``merge`` (on arrays)
@@ -16,10 +14,7 @@ Contract:
 
 from __future__ import annotations
 
-import sys
-import time
 from collections.abc import Callable, Collection
-from typing import Any
 
 import numpy as np
 
@@ -32,19 +27,6 @@ AfterBlock = Callable[[int, np.ndarray, np.ndarray], np.ndarray]
 
 #: Curves hold at most this many points (the page draws them as they are).
 MAX_POINTS = 50
-
-
-class LabProgress:
-    """One stderr line per step of the lab: ``residual-stream [n/N] what (elapsed s)``."""
-
-    def __init__(self, total: int, stream: Any = None) -> None:
-        self.total, self.start = total, time.perf_counter()
-        self.stream = stream if stream is not None else sys.stderr
-
-    def __call__(self, number: int, message: str) -> None:
-        elapsed = time.perf_counter() - self.start
-        print(f"residual-stream [{number}/{self.total}] {message} ({elapsed:.1f} s elapsed)",
-              file=self.stream, flush=True)
 
 
 def token_losses(logits: np.ndarray, targets: np.ndarray) -> np.ndarray:

@@ -31,6 +31,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.data import ArithmeticCorpus
+from engine.experiments.claims import Get
+from engine.experiments.registry import Experiment, register
+from engine.experiments.residual_stream.analysis import AnalysisConfig, analysed
+from engine.experiments.residual_stream.corpus import TRACE, lab_corpus
+from engine.experiments.residual_stream.training import DecoderTrainingConfig, Trainability
 from engine.models import Decoder
 from engine.ops import cross_entropy
 from engine.tensor import TensorValue, saved_arrays, tape_nodes
@@ -168,3 +173,49 @@ def tape_memory(model: Decoder, corpus: ArithmeticCorpus, batch: int,
         stream_share=totals["stream"] / total,
         activation_stream_share=totals["stream"] / sum(activations.values()),
         largest_activation=max(activations, key=lambda k: activations[k]))
+
+
+#: The realistic small model of experiment seven: width, depth, context, hidden width, heads.
+REALISTIC = (768, 12, 1024, 3072, 12)
+
+
+def add_is_cheap(get: Get) -> str:
+    shares = [get(f"FLOPS[{setting}].add-share") for setting in ("lab", "realistic")]
+    if all(share < 0.01 for share in shares):
+        return "supports"
+    return "contradicts" if any(share > 0.1 for share in shares) else "qualifies"
+
+
+def add_moves_memory(get: Get) -> str:
+    ratio = get("INTENSITY.ratio")
+    return "supports" if ratio < 0.1 else "contradicts" if ratio >= 0.5 else "qualifies"
+
+
+def stream_dominates_memory(get: Get) -> str:
+    share = get("MEMORY.activation-stream-share")
+    return "supports" if share > 0.5 else "contradicts" if share < 0.25 else "qualifies"
+
+
+def _flops(seed: int, config: DecoderTrainingConfig) -> tuple[Flops, ...]:
+    return (flops("lab", config.width, max(config.depths), lab_corpus().sequence_length,
+                  config.width * config.mlp_ratio, config.heads), flops("realistic", *REALISTIC))
+
+
+def _deep_residual(training: Trainability) -> Decoder:
+    return analysed(training, AnalysisConfig()).residual.model
+
+
+def _intensity(seed: int, config: DecoderTrainingConfig, training: Trainability) -> Intensity:
+    return intensity(_deep_residual(training), lab_corpus(), config.batch, seed)
+
+
+def _memory(seed: int, config: DecoderTrainingConfig, training: Trainability) -> TapeMemory:
+    return tape_memory(_deep_residual(training), lab_corpus(), config.batch, seed)
+
+
+register(Experiment(TRACE, "flops", DecoderTrainingConfig, _flops,
+                    rules={"add-is-cheap": add_is_cheap}))
+register(Experiment(TRACE, "intensity", DecoderTrainingConfig, _intensity, needs=("training",),
+                    rules={"add-moves-memory": add_moves_memory}))
+register(Experiment(TRACE, "memory", DecoderTrainingConfig, _memory, needs=("training",),
+                    rules={"stream-dominates-memory": stream_dominates_memory}))

@@ -19,13 +19,16 @@ import dataclasses
 import functools
 import statistics
 from dataclasses import dataclass
+from typing import TextIO
 
 import numpy as np
 
 from engine.data import ArithmeticCorpus
 from engine.experiments import grid
+from engine.experiments.registry import Experiment, register
 from engine.experiments.residual_stream.cells import Setting, TrainingCell, train_cell
-from engine.experiments.residual_stream.common import LabProgress, Vector
+from engine.experiments.residual_stream.common import Vector
+from engine.experiments.residual_stream.corpus import TRACE, lab_corpus
 from engine.experiments.residual_stream.training import Arm, Trainability
 
 
@@ -83,8 +86,7 @@ class LongTraining:
 
 
 def long_training(corpus: ArithmeticCorpus, config: LongTrainingConfig, setting: Setting,
-                  trained: Trainability, progress: LabProgress | None = None
-                  ) -> LongTraining:
+                  trained: Trainability, progress: TextIO | None = None) -> LongTraining:
     """Each of ``config.curves`` at its best rate of the short grid ``trained`` (whose cells
     share ``setting``), trained long; see the module doc."""
     arms = {arm.arm: arm for arm in trained.arms}
@@ -92,8 +94,11 @@ def long_training(corpus: ArithmeticCorpus, config: LongTrainingConfig, setting:
     longer = dataclasses.replace(setting, steps=config.steps, eval_every=config.eval_every)
     cells = [TrainingCell(longer, arm.variant, arm.norm, arm.depth, arm.lr, arm.warmup, seed)
              for arm in (chosen[curve] for curve in config.curves) for seed in config.seeds]
-    results = grid.run_grid(cells, functools.partial(train_cell, corpus),
-                            progress.stream if progress else None, "residual-stream long runs")
+    if progress is not None:
+        print(f"residual-stream long runs: {', '.join(config.curves)} for {config.steps} steps",
+              file=progress, flush=True)
+    results = grid.run_grid(cells, functools.partial(train_cell, corpus), progress,
+                            "residual-stream long runs")
     runs = tuple(_long_run(chosen[curve], [r for c, r in zip(cells, results, strict=True)
                                            if c.curve == curve], config)
                  for curve in config.curves)
@@ -116,3 +121,12 @@ def _long_run(arm: Arm, got: list[dict[str, np.ndarray]], config: LongTrainingCo
                    tuple(float(v) for v in curves.min(axis=0)), median,
                    tuple(float(v) for v in curves.max(axis=0)), steps[start], drop,
                    drop < config.tolerance)
+
+
+def _long(seed: int, config: LongTrainingConfig, training: Trainability,
+          progress: TextIO) -> LongTraining:
+    assert training.setting is not None, "the grid names the settings its cells share"
+    return long_training(lab_corpus(), config, training.setting, training, progress)
+
+
+register(Experiment(TRACE, "long", LongTrainingConfig, _long, needs=("training", "progress")))

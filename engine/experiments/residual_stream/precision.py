@@ -26,7 +26,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.experiments.claims import Get
+from engine.experiments.registry import Experiment, register
+from engine.experiments.residual_stream.analysis import (
+    AnalysisConfig,
+    analysed,
+)
 from engine.experiments.residual_stream.common import Vector, mean_loss, walk
+from engine.experiments.residual_stream.corpus import TRACE
+from engine.experiments.residual_stream.training import Trainability
 from engine.models import Decoder
 from engine.tensor import TensorValue
 
@@ -116,3 +124,18 @@ def precision(model: Decoder, tokens: np.ndarray, targets: np.ndarray) -> Precis
 
 def _rms(x: np.ndarray) -> float:
     return float(np.sqrt(np.mean(x * x)))
+
+
+def precision_loses_resolution(get: Get) -> str:
+    grows = [lost[-1] > lost[0] for lost in (get(f"FORMAT[{f}].update-lost")
+                                             for f in ("fp-sixteen", "bf-sixteen"))]
+    return "supports" if all(grows) else "contradicts" if not any(grows) else "qualifies"
+
+
+def _precision(seed: int, config: AnalysisConfig, training: Trainability) -> Precision:
+    chosen = analysed(training, config)
+    return precision(chosen.residual.model, chosen.tokens, chosen.targets)
+
+
+register(Experiment(TRACE, "precision", AnalysisConfig, _precision, needs=("training",),
+                    rules={"precision-loses-resolution": precision_loses_resolution}))

@@ -23,7 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import init
+from engine.experiments.claims import Get
+from engine.experiments.registry import Experiment, register
 from engine.experiments.residual_stream.common import Vector
+from engine.experiments.residual_stream.corpus import TRACE
 from engine.ops import relu, sum_axis
 from engine.tensor import TensorValue
 
@@ -101,3 +104,12 @@ def projection(seed: int, config: ProjectionConfig) -> Projection:
     shortcuts = tuple(shortcut_stack(kind, seed, config) for kind in KINDS)
     return Projection(len(config.widths) - 1, config.batch, config.gain, seed, config.widths,
                       shortcuts)
+
+
+def bad_shortcut_attenuates(get: Get) -> str:
+    bad, random = get("SHORTCUT[badly-scaled].ratio"), get("SHORTCUT[random].ratio")
+    return "supports" if bad < 0.1 * random else "contradicts" if bad >= random else "qualifies"
+
+
+register(Experiment(TRACE, "projection", ProjectionConfig, projection,
+                    rules={"bad-shortcut-attenuates": bad_shortcut_attenuates}))

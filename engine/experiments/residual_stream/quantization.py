@@ -21,7 +21,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.experiments.claims import Get
+from engine.experiments.registry import Experiment, register
+from engine.experiments.residual_stream.analysis import (
+    AnalysisConfig,
+    analysed,
+)
 from engine.experiments.residual_stream.common import Vector, readout, token_losses, walk
+from engine.experiments.residual_stream.corpus import TRACE
+from engine.experiments.residual_stream.training import Trainability
 from engine.models import Decoder
 
 #: The block matrices quantized (name suffixes of `Decoder.snapshot`).
@@ -88,3 +96,24 @@ def quantization(models: dict[str, Decoder], bits: tuple[int, ...], tokens: np.n
                  targets: np.ndarray) -> tuple[Quantized, ...]:
     return tuple(quantize_model(model, label, b, tokens, targets)
                  for label, model in models.items() for b in bits)
+
+
+def quantization_bounded(get: Get) -> str:
+    cases = ("eight-bit", "four-bit")
+    if any(get(f"QUANTIZATION[residual-{c}].behaviour") != "bounded" for c in cases):
+        return "contradicts"
+    plain_trained = get("TRAINING[plain-prenorm-eight].final-validation") < get(
+        "CORPUS.format-only")
+    plain_compounds = any(get(f"QUANTIZATION[plain-{c}].behaviour") != "bounded" for c in cases)
+    return "supports" if plain_trained and plain_compounds else "qualifies"
+
+
+def _quantization(seed: int, config: AnalysisConfig, training: Trainability
+                  ) -> tuple[Quantized, ...]:
+    chosen = analysed(training, config)
+    return quantization({"residual": chosen.residual.model, "plain": chosen.plain.model},
+                        config.bits, chosen.tokens, chosen.targets)
+
+
+register(Experiment(TRACE, "quantization", AnalysisConfig, _quantization, needs=("training",),
+                    rules={"quantization-bounded": quantization_bounded}))

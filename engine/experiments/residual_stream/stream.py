@@ -25,6 +25,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.experiments.claims import Decided, Get
+from engine.experiments.registry import Experiment, register
+from engine.experiments.residual_stream.analysis import (
+    LITTLE,
+    AnalysisConfig,
+    analysed,
+)
 from engine.experiments.residual_stream.common import (
     Vector,
     mean_loss,
@@ -34,6 +41,8 @@ from engine.experiments.residual_stream.common import (
     walk,
     writes,
 )
+from engine.experiments.residual_stream.corpus import TRACE
+from engine.experiments.residual_stream.training import Trainability
 from engine.models import Decoder
 
 
@@ -165,3 +174,55 @@ def early_exit(model: Decoder, tokens: np.ndarray, targets: np.ndarray,
     return EarlyExit(len(model.blocks), full,
                      tuple(exit_point(model, tokens, targets, t) for t in sorted(thresholds)))
 
+
+def stream_is_sum(get: Get) -> str:
+    return "supports" if get("STREAM.exact-in-order") else "contradicts"
+
+
+def blocks_nudge(get: Get) -> str:
+    nudges = [share < 0.5 for share in get("STREAM.write-over-stream")]
+    return "supports" if all(nudges) else "contradicts" if not any(nudges) else "qualifies"
+
+
+def lens_improves(get: Get) -> str:
+    losses = get("LENS.residual")
+    if all(later < earlier for earlier, later in itertools.pairwise(losses)):
+        return "supports"
+    return "qualifies" if losses[-1] < losses[0] else "contradicts"
+
+
+def early_exit_saves(get: Get) -> Decided:
+    depth, full = get("EARLY-EXIT-CONFIG.depth"), get("EARLY-EXIT-CONFIG.full-loss")
+    points = [(get(f"EARLY-EXIT[{t!r}].mean-blocks"), get(f"EARLY-EXIT[{t!r}].loss"),
+               f"EARLY-EXIT[{t!r}]") for t in get("EARLY-EXIT-CONFIG.thresholds")]
+    cheap = [point for point in points if point[1] < full * (1 + LITTLE)]
+    # The cheapest exit that kept the loss, else the one that lost the least.
+    blocks, _, record = min(cheap) if cheap else min(points, key=lambda point: point[1])
+    because = ("EARLY-EXIT-CONFIG.depth", "EARLY-EXIT-CONFIG.full-loss",
+               f"{record}.mean-blocks", f"{record}.loss")
+    if cheap and blocks <= 0.9 * depth:
+        return Decided("supports", because)
+    return Decided("qualifies" if cheap and blocks < depth else "contradicts", because)
+
+
+def _stream(seed: int, config: AnalysisConfig, training: Trainability) -> StreamSum:
+    chosen = analysed(training, config)
+    return stream_sum(chosen.residual.model, chosen.plain.model, chosen.tokens)
+
+
+def _lens(seed: int, config: AnalysisConfig, training: Trainability) -> LogitLens:
+    chosen = analysed(training, config)
+    return logit_lens(chosen.residual.model, chosen.plain.model, chosen.tokens, chosen.targets)
+
+
+def _early_exit(seed: int, config: AnalysisConfig, training: Trainability) -> EarlyExit:
+    chosen = analysed(training, config)
+    return early_exit(chosen.residual.model, chosen.tokens, chosen.targets, config.thresholds)
+
+
+register(Experiment(TRACE, "stream", AnalysisConfig, _stream, needs=("training",),
+                    rules={"stream-is-sum": stream_is_sum, "blocks-nudge": blocks_nudge}))
+register(Experiment(TRACE, "lens", AnalysisConfig, _lens, needs=("training",),
+                    rules={"lens-improves": lens_improves}))
+register(Experiment(TRACE, "early_exit", AnalysisConfig, _early_exit, needs=("training",),
+                    rules={"early-exit-saves": early_exit_saves}))

@@ -22,7 +22,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.experiments.claims import Get
+from engine.experiments.registry import Experiment, register
+from engine.experiments.residual_stream.analysis import (
+    LITTLE,
+    AnalysisConfig,
+    analysed,
+)
 from engine.experiments.residual_stream.common import Vector, mean_loss, row_norms, walk
+from engine.experiments.residual_stream.corpus import TRACE
+from engine.experiments.residual_stream.training import Trainability
 from engine.models import Decoder
 
 
@@ -121,3 +130,48 @@ def pruning(model: Decoder, tokens: np.ndarray, targets: np.ndarray) -> Pruning:
     return Pruning(depth, tuple(single), tuple(starts), tuple(angular), tuple(each),
                    tuple(last), wins)
 # --8<-- [end:pruning]
+
+
+def single_blocks_removable(get: Get) -> str:
+    lesion = "LESION[residual-prenorm-eight]"
+    intact, losses = get(f"{lesion}.intact"), get(f"{lesion}.loss")
+    if all(loss < intact * (1 + LITTLE) for loss in losses):
+        return "supports"
+    return "qualifies" if get(f"{lesion}.median-increase") < intact * LITTLE else "contradicts"
+
+
+def reordering_little_damage(get: Get) -> str:
+    intact = get("REORDER.intact")
+    if get("REORDER.worst-increase") < intact * LITTLE:
+        return "supports"
+    return "qualifies" if get("REORDER.median-increase") < intact * LITTLE else "contradicts"
+
+
+def angular_pruning(get: Get) -> str:
+    beats, counts = get("PRUNING.angular-beats-last"), get("PRUNING.depth") - 1
+    return "supports" if beats == counts else "contradicts" if beats == 0 else "qualifies"
+
+
+def _lesions(seed: int, config: AnalysisConfig, training: Trainability) -> tuple[Lesion, ...]:
+    chosen = analysed(training, config)
+    runs = (chosen.residual, chosen.plain, *chosen.shallow)
+    return lesions({r.curve: r.model for r in runs}, chosen.tokens, chosen.targets)
+
+
+def _pruning(seed: int, config: AnalysisConfig, training: Trainability) -> Pruning:
+    chosen = analysed(training, config)
+    return pruning(chosen.residual.model, chosen.tokens, chosen.targets)
+
+
+def _reordering(seed: int, config: AnalysisConfig, training: Trainability) -> Reordering:
+    chosen = analysed(training, config)
+    return reordering(chosen.residual.curve, chosen.residual.model, chosen.tokens,
+                      chosen.targets)
+
+
+register(Experiment(TRACE, "lesions", AnalysisConfig, _lesions, needs=("training",),
+                    rules={"single-blocks-removable": single_blocks_removable}))
+register(Experiment(TRACE, "pruning", AnalysisConfig, _pruning, needs=("training",),
+                    rules={"angular-pruning": angular_pruning}))
+register(Experiment(TRACE, "reordering", AnalysisConfig, _reordering, needs=("training",),
+                    rules={"reordering-little-damage": reordering_little_damage}))

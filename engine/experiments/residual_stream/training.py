@@ -1,15 +1,16 @@
-"""Experiments 0 and 1: the corpus's facts, and which decoders train on it.
+"""Experiment 1: which decoders train on the corpus, and the rules of the claims it decides.
 
-Contract: `corpus_facts` reads the arithmetic corpus (engine/data) and its reference losses.
-`trainability` trains a grid (`engine.experiments.grid`, each cell cached on its own): residual
-and plain pre-norm decoders at every depth and learning rate, and residual post-norm decoders
-at every depth for each (learning rate, warm-up) arm, every arm over the same seeds and
-with one `DecoderTrainingConfig` otherwise. Each arm is summarised over its seeds (`Arm`), the
-best arm of each architecture is found, and the runs of the lab's
-seed at the lab's learning rate without warm-up (`Run`, with its trained model) are what the
-analyses read. A cell's losses are the validation-loss curve on a fixed probe, the training
-curve, the final losses, the loss on the sum's digits and the share of held-out problems
-whose whole sum the model predicts (each digit the most likely token after the true prefix).
+Contract: `trainability` trains a grid (`engine.experiments.grid`, each cell cached on its
+own): residual and plain pre-norm decoders at every depth and learning rate, and residual
+post-norm decoders at every depth for each (learning rate, warm-up) arm, every arm over the
+same seeds and with one `DecoderTrainingConfig` otherwise. Each arm is summarised over its
+seeds (`Arm`), the best arm of each architecture is found (by `training_rules.Evidence`, as
+the rules find it), and the runs of the lab's seed at the lab's learning rate without warm-up
+(`Run`, with its trained model) are what the analyses read. A cell's losses are the
+validation-loss curve on a fixed probe, the training curve, the final losses, the loss on the
+sum's digits and the share of held-out problems whose whole sum the model predicts (each
+digit the most likely token after the true prefix). The rules of the claims the grid decides
+are `training_rules`, registered with it.
 """
 
 from __future__ import annotations
@@ -17,42 +18,26 @@ from __future__ import annotations
 import functools
 import statistics
 from dataclasses import dataclass, field
+from typing import TextIO
 
 import numpy as np
 
 from engine.data import ArithmeticCorpus
 from engine.experiments import grid
+from engine.experiments.registry import Experiment, register
 from engine.experiments.residual_stream.cells import Setting, TrainingCell, load_model, train_cell
-from engine.experiments.residual_stream.claims import ArmEvidence, Evidence
-from engine.experiments.residual_stream.common import LabProgress, Vector
+from engine.experiments.residual_stream.common import Vector
+from engine.experiments.residual_stream.corpus import TRACE, lab_corpus
+from engine.experiments.residual_stream.training_rules import (
+    ArmEvidence,
+    Evidence,
+    deep_plain_fails,
+    depth_helps,
+    postnorm_fragile_deep,
+    postnorm_needs_warmup,
+    postnorm_tuned_better,
+)
 from engine.models import Decoder
-
-
-@dataclass(frozen=True)
-class CorpusFacts:
-    vocab: int
-    digits: int
-    problem_length: int
-    problems_per_sequence: int
-    sequence_length: int
-    train_problems: int
-    validation_problems: int
-    unigram: float
-    format_only: float
-    generator: float
-    training_sampler: float
-
-
-def corpus_facts(corpus: ArithmeticCorpus) -> CorpusFacts:
-    """The corpus's sizes and reference losses (nats per token)."""
-    ref = corpus.reference_losses
-    return CorpusFacts(corpus.tokenizer.vocab_size, corpus.config.digits,
-                       corpus.problem_length, corpus.config.problems_per_sequence,
-                       corpus.sequence_length, corpus.size("train"), corpus.size("validation"),
-                       ref.unigram, ref.format_only, ref.generator, ref.training_sampler)
-
-
-#: The experiment modules a cell runs (they key the cell cache with the engine's code).
 
 
 @dataclass(frozen=True)
@@ -192,20 +177,23 @@ class Trainability:
     arms: tuple[Arm, ...]
     best: tuple[Best, ...]
     series: tuple[RateSweep, ...]
+    setting: Setting | None = None  # the cells' shared settings (the long runs reuse them)
 
     def run(self, curve: str) -> Run:
         return next(r for r in self.runs if r.curve == curve)
 
 
 def trainability(corpus: ArithmeticCorpus, seed: int, config: DecoderTrainingConfig,
-                 progress: LabProgress | None = None, number: int = 1) -> Trainability:
-    """The grid, its arms, the claims' verdicts and the lab's runs (see the module doc)."""
+                 progress: TextIO | None = None) -> Trainability:
+    """The grid, its arms, the best of each architecture and the lab's runs (see the module
+    doc); ``progress`` gets a line about the grid and the grid's own lines."""
     cells = config.cells()
     if progress is not None:
-        progress(number, f"training grid: {len(cells)} runs of {config.steps} steps "
-                         f"({len({c.arm for c in cells})} arms, {len(config.seeds)} seeds)")
-    results = grid.run_grid(cells, functools.partial(train_cell, corpus),
-                            progress.stream if progress else None, "residual-stream grid")
+        print(f"residual-stream grid: {len(cells)} runs of {config.steps} steps "
+              f"({len({c.arm for c in cells})} arms, {len(config.seeds)} seeds)",
+              file=progress, flush=True)
+    results = grid.run_grid(cells, functools.partial(train_cell, corpus), progress,
+                            "residual-stream grid")
     by_cell = dict(zip(cells, results, strict=True))
     arms = tuple(_arm([c for c in cells if c.arm == name], by_cell, corpus)
                  for name in dict.fromkeys(c.arm for c in cells))
@@ -221,7 +209,7 @@ def trainability(corpus: ArithmeticCorpus, seed: int, config: DecoderTrainingCon
                         config.steps, config.batch, grid.precision(results), config.lr,
                         config.warmup, seed,
                         config.depths, config.seeds, config.lrs, tuple(a.arm for a in arms),
-                        runs, arms, best, _series(arms))
+                        runs, arms, best, _series(arms), config.setting())
 
 
 def _best(arm: Arm) -> Best:
@@ -269,3 +257,13 @@ def _run(corpus: ArithmeticCorpus, cell: TrainingCell, result: dict[str, np.ndar
                float(result["final_validation"]), float(result["final_train"]),
                float(result["sum_digit_loss"]), float(result["accuracy"]),
                bool(result["diverged"]), load_model(corpus, cell, result))
+
+
+register(Experiment(
+    TRACE, "training", DecoderTrainingConfig,
+    lambda seed, config, progress: trainability(lab_corpus(), seed, config, progress),
+    needs=("progress",),
+    rules={"deep-plain-fails": deep_plain_fails, "depth-helps": depth_helps,
+           "postnorm-needs-warmup": postnorm_needs_warmup,
+           "postnorm-fragile-deep": postnorm_fragile_deep,
+           "postnorm-tuned-better": postnorm_tuned_better}))

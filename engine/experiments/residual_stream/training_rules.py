@@ -1,28 +1,18 @@
-"""The residual-stream lab's rules: each claim the trace declares (tracefile/schemas/
-stream_claims.py), decided from the values its results write (``engine.experiments.claims``).
+"""The rules of the claims the training grid decides (registered with it, engine/experiments/
+residual_stream/training.py), and the grid as they read it from the trace.
 
-The training rules read the grid: residual and plain pre-norm decoders at every depth and
-learning rate, and post-norm decoders at every depth with learning-rate and warm-up arms,
-every arm over the same seeds. An architecture is judged at its own best learning rate (the arm
-with the lowest median final validation loss). "Trains" means every seed ends below the
-format-only loss, "fails" that none does. The analysis rules read the analyses of the trained
-models, which were on the page before these rules were written down. Words and rules hold no
-digits: pages show them.
+An architecture is judged at its own best learning rate (the arm with the lowest median final
+validation loss). "Trains" means every seed ends below the format-only loss, "fails" that none
+does. Words and rules hold no digits: pages show them.
 """
 
 from __future__ import annotations
 
 import itertools
 import statistics
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from engine.experiments.claims import Decided, MissingArms
-
-Get = Callable[[str], Any]
-#: A change of a loss smaller than this share of it does "little damage".
-LITTLE = 0.01
+from engine.experiments.claims import Decided, Get, MissingArms
 
 
 @dataclass(frozen=True)
@@ -81,7 +71,7 @@ class Evidence:
 
 
 
-def evidence_from_trace(get: Callable[[str], Any]) -> Evidence:
+def evidence_from_trace(get: Get) -> Evidence:
     """The training grid as a trace holds it (``ARM`` records named by
     ``TRAINING-CONFIG.arm-names``, the ``CORPUS`` yardsticks)."""
     arms = get("TRAINING-CONFIG.arm-names")
@@ -193,113 +183,3 @@ def postnorm_tuned_better(get: Get) -> Decided:
     verdict = ("supports" if post.beats(pre) else "contradicts" if pre.beats(post)
                else "inconclusive")
     return Decided(verdict, _because(post, pre))
-
-
-def stream_is_sum(get: Get) -> str:
-    return "supports" if get("STREAM.exact-in-order") else "contradicts"
-
-
-def blocks_nudge(get: Get) -> str:
-    nudges = [share < 0.5 for share in get("STREAM.write-over-stream")]
-    return "supports" if all(nudges) else "contradicts" if not any(nudges) else "qualifies"
-
-
-def lens_improves(get: Get) -> str:
-    losses = get("LENS.residual")
-    if all(later < earlier for earlier, later in itertools.pairwise(losses)):
-        return "supports"
-    return "qualifies" if losses[-1] < losses[0] else "contradicts"
-
-
-def early_exit_saves(get: Get) -> Decided:
-    depth, full = get("EARLY-EXIT-CONFIG.depth"), get("EARLY-EXIT-CONFIG.full-loss")
-    points = [(get(f"EARLY-EXIT[{t!r}].mean-blocks"), get(f"EARLY-EXIT[{t!r}].loss"),
-               f"EARLY-EXIT[{t!r}]") for t in get("EARLY-EXIT-CONFIG.thresholds")]
-    cheap = [point for point in points if point[1] < full * (1 + LITTLE)]
-    # The cheapest exit that kept the loss, else the one that lost the least.
-    blocks, _, record = min(cheap) if cheap else min(points, key=lambda point: point[1])
-    because = ("EARLY-EXIT-CONFIG.depth", "EARLY-EXIT-CONFIG.full-loss",
-               f"{record}.mean-blocks", f"{record}.loss")
-    if cheap and blocks <= 0.9 * depth:
-        return Decided("supports", because)
-    return Decided("qualifies" if cheap and blocks < depth else "contradicts", because)
-
-
-def single_blocks_removable(get: Get) -> str:
-    lesion = "LESION[residual-prenorm-eight]"
-    intact, losses = get(f"{lesion}.intact"), get(f"{lesion}.loss")
-    if all(loss < intact * (1 + LITTLE) for loss in losses):
-        return "supports"
-    return "qualifies" if get(f"{lesion}.median-increase") < intact * LITTLE else "contradicts"
-
-
-def reordering_little_damage(get: Get) -> str:
-    intact = get("REORDER.intact")
-    if get("REORDER.worst-increase") < intact * LITTLE:
-        return "supports"
-    return "qualifies" if get("REORDER.median-increase") < intact * LITTLE else "contradicts"
-
-
-def angular_pruning(get: Get) -> str:
-    beats, counts = get("PRUNING.angular-beats-last"), get("PRUNING.depth") - 1
-    return "supports" if beats == counts else "contradicts" if beats == 0 else "qualifies"
-
-
-def quantization_bounded(get: Get) -> str:
-    cases = ("eight-bit", "four-bit")
-    if any(get(f"QUANTIZATION[residual-{c}].behaviour") != "bounded" for c in cases):
-        return "contradicts"
-    plain_trained = get("TRAINING[plain-prenorm-eight].final-validation") < get(
-        "CORPUS.format-only")
-    plain_compounds = any(get(f"QUANTIZATION[plain-{c}].behaviour") != "bounded" for c in cases)
-    return "supports" if plain_trained and plain_compounds else "qualifies"
-
-
-def precision_loses_resolution(get: Get) -> str:
-    grows = [lost[-1] > lost[0] for lost in (get(f"FORMAT[{f}].update-lost")
-                                             for f in ("fp-sixteen", "bf-sixteen"))]
-    return "supports" if all(grows) else "contradicts" if not any(grows) else "qualifies"
-
-
-def add_is_cheap(get: Get) -> str:
-    shares = [get(f"FLOPS[{setting}].add-share") for setting in ("lab", "realistic")]
-    if all(share < 0.01 for share in shares):
-        return "supports"
-    return "contradicts" if any(share > 0.1 for share in shares) else "qualifies"
-
-
-def add_moves_memory(get: Get) -> str:
-    ratio = get("INTENSITY.ratio")
-    return "supports" if ratio < 0.1 else "contradicts" if ratio >= 0.5 else "qualifies"
-
-
-def stream_dominates_memory(get: Get) -> str:
-    share = get("MEMORY.activation-stream-share")
-    return "supports" if share > 0.5 else "contradicts" if share < 0.25 else "qualifies"
-
-
-def bad_shortcut_attenuates(get: Get) -> str:
-    bad, random = get("SHORTCUT[badly-scaled].ratio"), get("SHORTCUT[random].ratio")
-    return "supports" if bad < 0.1 * random else "contradicts" if bad >= random else "qualifies"
-
-
-RULES = {
-    "deep-plain-fails": deep_plain_fails,
-    "depth-helps": depth_helps,
-    "postnorm-needs-warmup": postnorm_needs_warmup,
-    "postnorm-fragile-deep": postnorm_fragile_deep,
-    "postnorm-tuned-better": postnorm_tuned_better,
-    "stream-is-sum": stream_is_sum,
-    "blocks-nudge": blocks_nudge,
-    "lens-improves": lens_improves,
-    "early-exit-saves": early_exit_saves,
-    "single-blocks-removable": single_blocks_removable,
-    "reordering-little-damage": reordering_little_damage,
-    "angular-pruning": angular_pruning,
-    "quantization-bounded": quantization_bounded,
-    "precision-loses-resolution": precision_loses_resolution,
-    "add-is-cheap": add_is_cheap,
-    "add-moves-memory": add_moves_memory,
-    "stream-dominates-memory": stream_dominates_memory,
-    "bad-shortcut-attenuates": bad_shortcut_attenuates,
-}
