@@ -129,13 +129,13 @@ class Block:
         mlp_write = self.mlp(self._before(self.mlp_norm, x))
         output = self._after(self.mlp_norm, merge(x, mlp_write))
         return BlockPass(output, middle, attention_write, mlp_write, pattern)
-    # --8<-- [end:block-forward]
 
     def _before(self, norm: Norm | None, x: TensorValue) -> TensorValue:
         return norm(x) if norm is not None and self.norm_at == "pre" else x
 
     def _after(self, norm: Norm | None, x: TensorValue) -> TensorValue:
         return norm(x) if norm is not None and self.norm_at == "post" else x
+    # --8<-- [end:block-forward]
 
     def __call__(self, x: TensorValue) -> TensorValue:
         return self.forward(x).output
