@@ -36,15 +36,16 @@ def test_an_arm_is_named_by_its_label_and_its_seeds_shown_as_their_range(
     traces = labs["residual-stream-v4"]
     because = traces.resolve("CLAIM[postnorm-tuned-better].because")
     reasons = decided_by(traces, "postnorm-tuned-better", "sig4")
-    assert len(reasons) == len(because)
-    first = because[0].removesuffix(".final-validation")
-    finals = traces.resolve(because[0])
+    assert len(reasons) == len(because) and because[0] == "TRAINING-CONFIG.margin"
+    arm = because[1]  # after the margin, the arms it compared
+    first = arm.removesuffix(".final-validation")
+    finals = traces.resolve(arm)
     low, high = finals.index(min(finals)), finals.index(max(finals))
-    assert traced_paths(reasons[0].run) == [f"residual-stream-v4:{first}.{key}" for key in (
+    assert traced_paths(reasons[1].run) == [f"residual-stream-v4:{first}.{key}" for key in (
         "variant", "norm", "depth", "lr", "warmup")]
-    assert traced_paths(reasons[0].value) == [
-        f"residual-stream-v4:{because[0]}[{low}]", f"residual-stream-v4:{because[0]}[{high}]"]
-    assert reasons[0].what == "each seed's final validation loss"
+    assert traced_paths(reasons[1].value) == [
+        f"residual-stream-v4:{arm}[{low}]", f"residual-stream-v4:{arm}[{high}]"]
+    assert reasons[1].what == "each seed's final validation loss"
 
 
 def test_seeds_that_all_overflowed_are_said_in_words(labs: dict[str, TraceSet]) -> None:

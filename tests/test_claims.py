@@ -59,10 +59,11 @@ def resolver(values: dict[str, Any]) -> Callable[[str], Any]:
     return lambda path: values[path]
 
 
-def evidence(*arms: ArmEvidence) -> Callable[[str], Any]:
-    """A training grid of ``arms`` as a trace would hold it."""
+def evidence(*arms: ArmEvidence, margin: float = 0.0) -> Callable[[str], Any]:
+    """A training grid of ``arms`` as a trace would hold it, with the rules' ``margin``."""
     values: dict[str, Any] = {"TRAINING-CONFIG.arm-names": tuple(a.arm for a in arms),
-                              "CORPUS.format-only": FORMAT_ONLY}
+                              "CORPUS.format-only": FORMAT_ONLY,
+                              "TRAINING-CONFIG.margin": margin}
     for a in arms:
         values.update({f"ARM[{a.arm}].{key}": value for key, value in (
             ("variant", a.variant), ("norm", a.norm), ("depth", a.depth), ("lr", a.lr),
@@ -93,9 +94,26 @@ def test_deep_plain_fails(plain, residual, other, verdict) -> None:
     assert verdict_of(deep_plain_fails, grid) == verdict
 
 
-def depths(*centres: float) -> Callable[[str], Any]:
+def test_a_loss_moved_by_less_than_the_margin_changes_no_verdict() -> None:
+    # Plain seeds a hair under the format-only loss: without a margin plain "trains, only
+    # worse"; with one, no plain seed learned anything the margin can tell from noise.
+    hair = plain_and_residual(FORMAT_ONLY - 0.01, 1.2)
+    assert verdict_of(deep_plain_fails, evidence(*hair)) == "qualifies"
+    assert verdict_of(deep_plain_fails, evidence(*hair, margin=0.05)) == "supports"
+    # Residual seeds that beat plain by less than the margin do not beat it.
+    assert verdict_of(deep_plain_fails, evidence(*plain_and_residual(2.5, 2.4),
+                                                 margin=0.1)) == "inconclusive"
+    # A step up in depth better by less than the margin is not better.
+    assert verdict_of(depth_helps, depths(1.5, 1.3, 1.1)) == "supports"
+    assert verdict_of(depth_helps, depths(1.5, 1.3, 1.1, margin=0.2)) == "inconclusive"
+    decided = decide(depth_helps, depths(1.5, 1.3, 1.1))
+    assert "TRAINING-CONFIG.margin" in decided.because
+
+
+def depths(*centres: float, margin: float = 0.0) -> Callable[[str], Any]:
     return evidence(*(arm("residual", "pre", depth, 0.01, spread(centre))
-                      for depth, centre in zip((2, 4, 8), centres, strict=False)))
+                      for depth, centre in zip((2, 4, 8), centres, strict=False)),
+                    margin=margin)
 
 
 @pytest.mark.parametrize("centres, verdict", [

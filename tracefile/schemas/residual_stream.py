@@ -55,6 +55,10 @@ _TRAINING = (
         Key("seeds", "shape", doc="the seeds every arm of the grid ran"),
         Key("lrs", "vector", doc="the peak learning rates of the pre-norm arms"),
         Key("arm-names", "names", doc="every arm of the grid, in order"),
+        Key("margin", "float",
+            doc="the rules' margin in nats: a seed trains when its final loss is more than "
+                "this below the format-only loss, and one arm beats another when its worst "
+                "seed ends more than this below the other's best"),
     ), source="training",
         doc="the training grid's settings; lr, warmup and seed pick the runs the analyses read"),
     RecordSpec("TRAINING", (
@@ -93,7 +97,8 @@ _TRAINING = (
         Key("accuracy", "vector",
             doc="each seed's share of held-out problems whose whole sum it predicts",
             along="seed {seeds}"),
-        Key("trained", "int", doc="seeds that ended below the format-only loss"),
+        Key("trained", "int",
+            doc="seeds that ended more than the margin below the format-only loss"),
         Key("diverged", "int", doc="seeds whose loss stopped being finite"),
         Key("eval-steps", "shape", doc="steps at which the validation probe was read"),
         Key("curve-low", "vector", doc="the least validation-probe loss over seeds, per step"),

@@ -6,44 +6,95 @@ no digits: pages show them.
 
 from __future__ import annotations
 
-from tracefile.claims import Claim
+from tracefile.claims import Claim, RuleChange
 
 _TRAINING = (
     Claim("deep-plain-fails", "Without residual connections a deep, narrow model does not train",
           "trainability",
-          "At every depth of four blocks or more, each architecture at its best learning rate: "
-          "contradicts when the plain median is at or below the residual median at some depth; "
-          "inconclusive when the residual model's worst seed does not beat the plain model's "
-          "best seed at every depth; supports when, besides, no plain run at any learning rate "
-          "gets below the format-only loss while the residual one trains; qualifies when some "
-          "plain run does get below it (plain trains, only worse)."),
-    Claim("depth-helps", "Depth is a cheap axis to spend on quality", "trainability",
-          "Residual pre-norm decoders at each depth's best learning rate, in the same number "
-          "of steps. A step up in depth is better when the deeper model's worst seed beats the "
-          "shallower one's best seed, worse when the reverse holds. Supports when every step is "
-          "better; contradicts when none is better and one is worse; inconclusive when none is "
-          "either; qualifies otherwise."),
+          "At every depth of four blocks or more, each architecture at its best learning rate, "
+          "with the margin: contradicts when the plain median is at or below the residual "
+          "median at some depth; inconclusive unless at every depth the residual model's worst "
+          "seed ends more than the margin below the plain model's best seed; supports when, "
+          "besides, no plain run at any learning rate ends more than the margin below the "
+          "format-only loss while every residual seed does; qualifies when some plain run does "
+          "(plain trains, only worse).",
+          changes=(RuleChange(
+              "At every depth of four blocks or more, each architecture at its best learning "
+              "rate: contradicts when the plain median is at or below the residual median at "
+              "some depth; inconclusive when the residual model's worst seed does not beat the "
+              "plain model's best seed at every depth; supports when, besides, no plain run at "
+              "any learning rate gets below the format-only loss while the residual one trains; "
+              "qualifies when some plain run does get below it (plain trains, only worse). It "
+              "had no margin: a final loss moved by a CPU kernel's rounding, or by a seed a "
+              "hair either side of the yardstick, could change its verdict.",
+              "supports", "32427f2"),)),
+    Claim("depth-helps", "Depth is a cheap axis to spend on quality",
+          "trainability",
+          "Residual pre-norm decoders at each depth's best learning rate, in the same number of "
+          "steps. A step up in depth is better when the deeper model's worst seed ends more "
+          "than the margin below the shallower one's best seed, worse when the reverse holds. "
+          "Supports when every step is better; contradicts when none is better and one is "
+          "worse; inconclusive when none is either; qualifies otherwise.",
+          changes=(RuleChange(
+              "Residual pre-norm decoders at each depth's best learning rate, in the same "
+              "number of steps. A step up in depth is better when the deeper model's worst seed "
+              "beats the shallower one's best seed, worse when the reverse holds. Supports when "
+              "every step is better; contradicts when none is better and one is worse; "
+              "inconclusive when none is either; qualifies otherwise. It had no margin: a final "
+              "loss moved by a CPU kernel's rounding, or by a seed a hair either side of the "
+              "yardstick, could change its verdict.",
+              "inconclusive", "32427f2"),)),
     Claim("postnorm-needs-warmup", "Post-norm is fragile without warm-up; pre-norm is not",
           "norm-placement",
-          "At the deepest depth and the highest learning rate: contradicts when post-norm "
-          "without warm-up trains; inconclusive unless it fails while pre-norm trains; supports "
-          "when, besides, every warm-up arm at that rate trains and no lower rate without "
-          "warm-up does; qualifies when a lower rate without warm-up also trains post-norm, or "
-          "a warm-up arm does not (the rate, not the missing warm-up, is then what fails)."),
-    Claim("postnorm-fragile-deep", "Post-norm is fragile to train deep", "norm-placement",
+          "At the deepest depth and the highest learning rate, an arm training when every seed "
+          "ends more than the margin below the format-only loss and failing when no seed does: "
+          "contradicts when post-norm without warm-up trains; inconclusive unless it fails "
+          "while pre-norm trains; supports when, besides, every warm-up arm at that rate trains "
+          "and no lower rate without warm-up does; qualifies when a lower rate without warm-up "
+          "also trains post-norm, or a warm-up arm does not (the rate, not the missing warm-up, "
+          "is then what fails).",
+          changes=(RuleChange(
+              "At the deepest depth and the highest learning rate: contradicts when post-norm "
+              "without warm-up trains; inconclusive unless it fails while pre-norm trains; "
+              "supports when, besides, every warm-up arm at that rate trains and no lower rate "
+              "without warm-up does; qualifies when a lower rate without warm-up also trains "
+              "post-norm, or a warm-up arm does not (the rate, not the missing warm-up, is then "
+              "what fails). It had no margin: a final loss moved by a CPU kernel's rounding, or "
+              "by a seed a hair either side of the yardstick, could change its verdict.",
+              "qualifies", "32427f2"),)),
+    Claim("postnorm-fragile-deep", "Post-norm is fragile to train deep",
+          "norm-placement",
           "Residual post-norm and pre-norm decoders at every depth, at the highest learning "
-          "rate and without warm-up, counting the seeds that end below the format-only loss: "
-          "inconclusive unless pre-norm trains in every seed at every depth; contradicts when "
-          "at least as many post-norm seeds train at the deepest depth as at the shallowest; "
-          "supports when every post-norm seed trains at the shallowest depth and none at the "
-          "deepest; qualifies when fewer train deep but not all against none."),
+          "rate and without warm-up, counting the seeds that end more than the margin below the "
+          "format-only loss: inconclusive unless pre-norm trains in every seed at every depth; "
+          "contradicts when at least as many post-norm seeds train at the deepest depth as at "
+          "the shallowest; supports when every post-norm seed trains at the shallowest depth "
+          "and none at the deepest; qualifies when fewer train deep but not all against none.",
+          changes=(RuleChange(
+              "Residual post-norm and pre-norm decoders at every depth, at the highest learning "
+              "rate and without warm-up, counting the seeds that end below the format-only "
+              "loss: inconclusive unless pre-norm trains in every seed at every depth; "
+              "contradicts when at least as many post-norm seeds train at the deepest depth as "
+              "at the shallowest; supports when every post-norm seed trains at the shallowest "
+              "depth and none at the deepest; qualifies when fewer train deep but not all "
+              "against none. It had no margin: a final loss moved by a CPU kernel's rounding, "
+              "or by a seed a hair either side of the yardstick, could change its verdict.",
+              "supports", "32427f2"),)),
     Claim("postnorm-tuned-better",
           "Post-norm, once tuned, reaches a slightly better final loss than pre-norm",
           "norm-placement",
           "Post-norm's best arm (learning rate and warm-up) against pre-norm's best learning "
-          "rate at the deepest depth: supports when post-norm's worst seed beats pre-norm's "
-          "best seed, contradicts when pre-norm's worst seed beats post-norm's best, "
-          "inconclusive otherwise."),
+          "rate at the deepest depth: supports when post-norm's worst seed ends more than the "
+          "margin below pre-norm's best seed, contradicts when pre-norm's worst seed ends more "
+          "than the margin below post-norm's best, inconclusive otherwise.",
+          changes=(RuleChange(
+              "Post-norm's best arm (learning rate and warm-up) against pre-norm's best "
+              "learning rate at the deepest depth: supports when post-norm's worst seed beats "
+              "pre-norm's best seed, contradicts when pre-norm's worst seed beats post-norm's "
+              "best, inconclusive otherwise. It had no margin: a final loss moved by a CPU "
+              "kernel's rounding, or by a seed a hair either side of the yardstick, could "
+              "change its verdict.",
+              "inconclusive", "32427f2"),)),
 )
 
 _ANALYSES = (

@@ -2,8 +2,12 @@
 residual_stream/training.py), and the grid as they read it from the trace.
 
 An architecture is judged at its own best learning rate (the arm with the lowest median final
-validation loss). "Trains" means every seed ends below the format-only loss, "fails" that none
-does. Words and rules hold no digits: pages show them.
+validation loss). Every comparison carries the grid's declared margin (``TRAINING-CONFIG.margin``,
+in nats, larger than the most a final loss moved between CPU kernels): "trains" means every
+seed ends more than the margin below the format-only loss, "fails" that no seed does, and one
+arm beats another when its worst seed ends more than the margin below the other's best. A
+loss moved by less than the margin cannot change a verdict. Words and rules hold no digits:
+pages show them.
 """
 
 from __future__ import annotations
@@ -36,17 +40,14 @@ class ArmEvidence:
     def median(self) -> float:
         return statistics.median(self.finals)
 
-    def beats(self, other: ArmEvidence) -> bool:
-        """Every seed of this arm ends lower than every seed of ``other``."""
-        return max(self.finals) < min(other.finals)
-
 
 @dataclass(frozen=True)
 class Evidence:
-    """What the rules read: the grid's arms and the corpus's format-only loss."""
+    """What the rules read: the grid's arms, the corpus's format-only loss and the margin."""
 
     arms: tuple[ArmEvidence, ...]
     format_only: float
+    margin: float
 
     def of(self, variant: str, norm: str, depth: int) -> list[ArmEvidence]:
         return [a for a in self.arms if (a.variant, a.norm, a.depth) == (variant, norm, depth)]
@@ -58,13 +59,21 @@ class Evidence:
             raise MissingArms(f"no {variant} {norm}-norm arm of depth {depth}")
         return min(arms, key=lambda a: (a.median, a.arm))
 
+    def learned(self, final: float) -> bool:
+        """A final loss more than the margin below the format-only loss: some of the addition."""
+        return final < self.format_only - self.margin
+
     def trains(self, arm: ArmEvidence) -> bool:
-        """Every seed ends below the format-only loss: it learned some of the addition."""
-        return max(arm.finals) < self.format_only
+        """Every seed learned some of the addition (see `learned`)."""
+        return all(self.learned(final) for final in arm.finals)
 
     def fails(self, arm: ArmEvidence) -> bool:
-        """No seed ends below the format-only loss."""
-        return min(arm.finals) >= self.format_only
+        """No seed did."""
+        return not any(self.learned(final) for final in arm.finals)
+
+    def beats(self, one: ArmEvidence, other: ArmEvidence) -> bool:
+        """Every seed of ``one`` ends more than the margin below every seed of ``other``."""
+        return max(one.finals) + self.margin < min(other.finals)
 
     def depths(self, variant: str, norm: str) -> list[int]:
         return sorted({a.depth for a in self.arms if (a.variant, a.norm) == (variant, norm)})
@@ -79,12 +88,13 @@ def evidence_from_trace(get: Get) -> Evidence:
                               get(f"ARM[{name}].depth"), get(f"ARM[{name}].lr"),
                               get(f"ARM[{name}].warmup"), get(f"ARM[{name}].final-validation"))
                   for name in arms)
-    return Evidence(found, get("CORPUS.format-only"))
+    return Evidence(found, get("CORPUS.format-only"), get("TRAINING-CONFIG.margin"))
 
 
 def _because(*arms: ArmEvidence | None, format_only: bool = False) -> tuple[str, ...]:
-    """The paths of ``arms``' final losses (and the format-only loss, if it decided)."""
-    return (*(["CORPUS.format-only"] if format_only else []),
+    """The paths of ``arms``' final losses and the margin (and the format-only loss, if it
+    decided)."""
+    return (*(["CORPUS.format-only"] if format_only else []), "TRAINING-CONFIG.margin",
             *dict.fromkeys(arm.path for arm in arms if arm is not None))
 
 
@@ -99,7 +109,7 @@ def deep_plain_fails(get: Get) -> Decided:
                        format_only=True)
     if any(plain[d].median <= residual[d].median for d in deep):
         return Decided("contradicts", because)
-    if not all(residual[d].beats(plain[d]) for d in deep):
+    if not all(evidence.beats(residual[d], plain[d]) for d in deep):
         return Decided("inconclusive", because)
     plain_never = all(evidence.fails(arm) for d in deep for arm in evidence.of("plain", "pre", d))
     if plain_never and all(evidence.trains(residual[d]) for d in deep):
@@ -111,8 +121,8 @@ def depth_helps(get: Get) -> Decided:
     evidence = evidence_from_trace(get)
     best = [evidence.best("residual", "pre", d) for d in evidence.depths("residual", "pre")]
     steps = list(itertools.pairwise(best))
-    better = [deeper.beats(shallower) for shallower, deeper in steps]
-    worse = [shallower.beats(deeper) for shallower, deeper in steps]
+    better = [evidence.beats(deeper, shallower) for shallower, deeper in steps]
+    worse = [evidence.beats(shallower, deeper) for shallower, deeper in steps]
     if better and all(better):
         verdict = "supports"
     elif not any(better):
@@ -166,7 +176,7 @@ def postnorm_fragile_deep(get: Get) -> Decided:
         raise MissingArms("post-norm at one depth only")
     post, pre = [bare("post", d) for d in depths], [bare("pre", d) for d in depths]
     because = _because(*post, *pre, format_only=True)
-    trained = [sum(final < evidence.format_only for final in arm.finals) for arm in post]
+    trained = [sum(evidence.learned(final) for final in arm.finals) for arm in post]
     if not all(evidence.trains(arm) for arm in pre):
         return Decided("inconclusive", because)  # the control fails: the rate, not the norm
     if trained[-1] >= trained[0]:
@@ -180,6 +190,6 @@ def postnorm_tuned_better(get: Get) -> Decided:
     evidence = evidence_from_trace(get)
     depth, _ = _postnorm(evidence)
     post, pre = evidence.best("residual", "post", depth), evidence.best("residual", "pre", depth)
-    verdict = ("supports" if post.beats(pre) else "contradicts" if pre.beats(post)
-               else "inconclusive")
+    verdict = ("supports" if evidence.beats(post, pre) else "contradicts"
+               if evidence.beats(pre, post) else "inconclusive")
     return Decided(verdict, _because(post, pre))
