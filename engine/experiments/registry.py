@@ -81,9 +81,6 @@ class LabResults(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self._results)
 
-    def replace(self, **changes: Any) -> LabResults:
-        return LabResults({**self._results, **changes})
-
 
 def run_lab(schema: TraceSchema, seed: int, configs: Mapping[type, Any] | None = None,
             progress: TextIO | None = None) -> LabResults:

@@ -50,14 +50,19 @@ class Analysed:
     targets: np.ndarray
 
 
+def deepest_residual(training: Trainability) -> Run:
+    """The deepest residual pre-norm run of the lab's seed: the model the analyses read."""
+    deep = max(training.depths)
+    return next(r for r in training.runs if r.depth == deep and r.norm == "pre")
+
+
 def analysed(training: Trainability, config: AnalysisConfig) -> Analysed:
     """The runs and the batch every analysis reads (see the module doc)."""
     deep, shallow = max(training.depths), min(training.depths)
-    residual = next(r for r in training.runs if r.depth == deep and r.norm == "pre")
     plain = next(r for r in training.runs if r.depth == deep and r.variant == "plain")
     small = tuple(r for r in training.runs if r.depth == shallow and r.norm == "pre")
     tokens, targets = lab_corpus().fixed_sequences("validation", config.sequences)
-    return Analysed(residual, plain, small, tokens, targets)
+    return Analysed(deepest_residual(training), plain, small, tokens, targets)
 
 
 def analysis(seed: int, config: AnalysisConfig, training: Trainability) -> Analysis:

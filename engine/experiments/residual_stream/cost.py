@@ -33,7 +33,7 @@ import numpy as np
 from engine.data import ArithmeticCorpus
 from engine.experiments.claims import Get
 from engine.experiments.registry import Experiment, register
-from engine.experiments.residual_stream.analysis import AnalysisConfig, analysed
+from engine.experiments.residual_stream.analysis import deepest_residual
 from engine.experiments.residual_stream.corpus import TRACE, lab_corpus
 from engine.experiments.residual_stream.training import DecoderTrainingConfig, Trainability
 from engine.models import Decoder
@@ -201,16 +201,12 @@ def _flops(seed: int, config: DecoderTrainingConfig) -> tuple[Flops, ...]:
                   config.width * config.mlp_ratio, config.heads), flops("realistic", *REALISTIC))
 
 
-def _deep_residual(training: Trainability) -> Decoder:
-    return analysed(training, AnalysisConfig()).residual.model
-
-
 def _intensity(seed: int, config: DecoderTrainingConfig, training: Trainability) -> Intensity:
-    return intensity(_deep_residual(training), lab_corpus(), config.batch, seed)
+    return intensity(deepest_residual(training).model, lab_corpus(), config.batch, seed)
 
 
 def _memory(seed: int, config: DecoderTrainingConfig, training: Trainability) -> TapeMemory:
-    return tape_memory(_deep_residual(training), lab_corpus(), config.batch, seed)
+    return tape_memory(deepest_residual(training).model, lab_corpus(), config.batch, seed)
 
 
 register(Experiment(TRACE, "flops", DecoderTrainingConfig, _flops,
